@@ -1,0 +1,49 @@
+/**
+ * Configuration comes from the environment, validated once at start: a
+ * process with a bad setting fails fast with every problem listed.
+ */
+import { z } from 'zod';
+
+export const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+/** Settings every service process shares. */
+export const commonEnv = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BIND_HOST: z.string().min(1).default('127.0.0.1'),
+  OPS_PORT: z.coerce.number().int().min(0).max(65535),
+  /** How long a stopping process waits for in-flight work before it exits anyway. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+});
+
+export const databaseEnv = z.object({
+  DATABASE_URL: z.string().url().default('postgres://partner:partner@127.0.0.1:55432/partner_api'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
+});
+
+export const redisEnv = z.object({
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:56379'),
+});
+
+export const kafkaEnv = z.object({
+  KAFKA_BROKERS: z
+    .string()
+    .default('127.0.0.1:59092')
+    .transform((value) => value.split(',').map((broker) => broker.trim()).filter(Boolean)),
+  KAFKA_TOPIC: z.string().default('partner.events.v1'),
+});
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,4 @@
+export * from './context';
+export * from './definition';
+export * from './server';
+export * from './client';

@@ -1,0 +1,14 @@
+export * from './api-json';
+export * from './config';
+export * from './db';
+export * from './errors';
+export * from './events';
+export * from './grpc';
+export * from './kafka';
+export * from './lifecycle';
+export * from './logger';
+export * from './ops-server';
+export * from './outbox';
+export * from './version';
+export * as gen from './gen';
+export * from './runtime';

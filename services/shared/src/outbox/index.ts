@@ -1,0 +1,2 @@
+export * from './writer';
+export * from './relay';

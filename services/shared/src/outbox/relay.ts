@@ -1,0 +1,107 @@
+/**
+ * Publishes outbox rows to Kafka and stamps them published. Each batch is
+ * claimed with FOR UPDATE SKIP LOCKED, so several relays (replicas) share
+ * the work without publishing a row twice at the same time. A relay that
+ * dies after sending but before committing leaves the rows unclaimed: they
+ * are sent again (at-least-once), and consumers dedupe on the event id.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Producer } from 'kafkajs';
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+
+interface OutboxRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  partition_key: string;
+  payload: string;
+  headers: Record<string, string>;
+}
+
+export interface OutboxRelayOptions {
+  pool: Pool;
+  producer: Producer;
+  topic: string;
+  logger: Logger;
+  batchSize?: number;
+  idlePollMs?: number;
+}
+
+export class OutboxRelay {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private readonly batchSize: number;
+  private readonly idlePollMs: number;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.batchSize = options.batchSize ?? 200;
+    this.idlePollMs = options.idlePollMs ?? 100;
+  }
+
+  /** Publishes one batch; returns how many rows it published. */
+  async publishBatch(): Promise<number> {
+    const { pool, producer, topic } = this.options;
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, event_id, event_type, partition_key, payload::text AS payload, headers
+           FROM outbox
+          WHERE published_at IS NULL
+          ORDER BY id
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED`,
+        [this.batchSize],
+      );
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        return 0;
+      }
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: rows.map((row) => ({
+          key: row.partition_key,
+          value: row.payload,
+          headers: { ...row.headers, 'event-id': row.event_id, 'event-type': row.event_type },
+        })),
+      });
+      await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [
+        rows.map((row) => row.id),
+      ]);
+      await client.query('COMMIT');
+      return rows.length;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = (async () => {
+      let failures = 0;
+      while (this.running) {
+        try {
+          const published = await this.publishBatch();
+          failures = 0;
+          if (published < this.batchSize) await sleep(this.idlePollMs);
+        } catch (error) {
+          failures += 1;
+          this.options.logger.error({ err: error, failures }, 'outbox relay batch failed; will retry');
+          await sleep(Math.min(5_000, 100 * 2 ** Math.min(failures, 6)));
+        }
+      }
+    })();
+  }
+
+  /** Finishes the batch in flight, then stops. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * What every service process does the same way: one logger, one lifecycle,
+ * Postgres/Redis/Kafka clients registered for readiness and orderly close,
+ * the outbox relay, the gRPC server and the ops port. A service's server.ts
+ * reads as the list of what it needs.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
+import { Redis } from 'ioredis';
+import type { Pool } from 'pg';
+import type { Registry } from 'prom-client';
+import { createPool } from './db';
+import { addService, startGrpcServer, type ServiceHandlers } from './grpc';
+import { createIdempotentProducer, createKafka, ensureTopic } from './kafka';
+import { Lifecycle } from './lifecycle';
+import { createLogger, type Logger } from './logger';
+import { createMetricsRegistry, startOpsServer } from './ops-server';
+import { OutboxRelay } from './outbox';
+
+export interface RuntimeConfig {
+  BIND_HOST: string;
+  OPS_PORT: number;
+  LOG_LEVEL: string;
+}
+
+export class ServiceRuntime {
+  readonly logger: Logger;
+  readonly lifecycle: Lifecycle;
+  readonly metrics: Registry;
+  private opsPort = 0;
+  private grpcPort = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly config: RuntimeConfig,
+    logger?: Logger,
+  ) {
+    this.logger = logger ?? createLogger(name, config.LOG_LEVEL);
+    this.lifecycle = new Lifecycle(this.logger);
+    this.metrics = createMetricsRegistry(name);
+  }
+
+  postgres(url: string, schema: string, max = 10): Pool {
+    const pool = createPool({ url, schema, max, applicationName: this.name });
+    pool.on('error', (error) => this.logger.error({ err: error }, 'idle postgres client error'));
+    this.lifecycle.onShutdown('postgres', () => pool.end());
+    this.lifecycle.addReadinessCheck('postgres', async () => {
+      await pool.query('SELECT 1');
+    });
+    return pool;
+  }
+
+  redis(url: string): Redis {
+    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
+    redis.on('error', (error) => this.logger.warn({ err: error }, 'redis connection error'));
+    this.lifecycle.onShutdown('redis', async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    });
+    this.lifecycle.addReadinessCheck('redis', async () => {
+      await redis.ping();
+    });
+    return redis;
+  }
+
+  /** Starts publishing this service's outbox to Kafka; stops after the gRPC server drains. */
+  async outboxRelay(pool: Pool, kafkaConfig: { KAFKA_BROKERS: string[]; KAFKA_TOPIC: string }): Promise<OutboxRelay> {
+    const kafka = createKafka({ brokers: kafkaConfig.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
+    await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
+    const producer = createIdempotentProducer(kafka);
+    await producer.connect();
+    const relay = new OutboxRelay({ pool, producer, topic: kafkaConfig.KAFKA_TOPIC, logger: this.logger });
+    relay.start();
+    this.lifecycle.onShutdown('outbox relay', async () => {
+      await relay.stop();
+      await producer.disconnect();
+    });
+    return relay;
+  }
+
+  async serveGrpc<M extends GenServiceMethods>(
+    service: GenService<M>,
+    handlers: Partial<ServiceHandlers<M>>,
+    port: number,
+  ): Promise<number> {
+    const handle = await startGrpcServer(
+      (server: grpc.Server) => addService(server, service, handlers, this.logger),
+      this.config.BIND_HOST,
+      port,
+    );
+    this.lifecycle.onShutdown('grpc server', () => handle.drain());
+    this.grpcPort = handle.port;
+    return handle.port;
+  }
+
+  /** Opens the ops port and reports ready. Call last. */
+  async ready(): Promise<{ opsPort: number; grpcPort: number }> {
+    const ops = await startOpsServer({
+      host: this.config.BIND_HOST,
+      port: this.config.OPS_PORT,
+      lifecycle: this.lifecycle,
+      registry: this.metrics,
+    });
+    this.lifecycle.onShutdown('ops server', () => ops.close(), { last: true });
+    this.opsPort = ops.port;
+    this.lifecycle.markStarted();
+    this.logger.info({ grpcPort: this.grpcPort, opsPort: this.opsPort }, `${this.name} started`);
+    return { opsPort: this.opsPort, grpcPort: this.grpcPort };
+  }
+
+  stop(reason = 'stop'): Promise<void> {
+    return this.lifecycle.shutdown(reason);
+  }
+}
+
+/** Entry-point glue: start, wire signals, exit non-zero if start fails. */
+export function runMain(start: () => Promise<ServiceRuntime>): void {
+  start()
+    .then((runtime) => runtime.lifecycle.handleSignals(Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 20_000)))
+    .catch((error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      process.exit(1);
+    });
+}
