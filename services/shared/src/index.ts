@@ -12,3 +12,4 @@ export * from './outbox';
 export * from './version';
 export * as gen from './gen';
 export * from './runtime';
+export * from './format';

@@ -1,0 +1,74 @@
+/**
+ * Demo data for `make up`: the "Harbour Live" organisation with a live and a
+ * test key and a realistic catalog, plus a second organisation whose data
+ * must never leak into the first one's responses. Writes the keys to an env
+ * file; re-running keeps keys that still work.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { hashSecret, KeyAdmin, KeyRepository, SCOPES } from '@partner-api/gateway';
+import { seedDemoCatalog } from '@partner-api/inventory';
+import type { CliContext } from '../context';
+import { action } from '../context';
+
+function readEnvFile(file: string): Record<string, string> {
+  if (!fs.existsSync(file)) return {};
+  return Object.fromEntries(
+    fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('='))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+}
+
+async function ensureOrganisation(ctx: CliContext, name: string, slug: string) {
+  const repository = new KeyRepository(ctx.pool('gateway'));
+  return (await repository.findOrganisationBySlug(slug)) ?? (await repository.createOrganisation(name, slug));
+}
+
+async function usableKey(ctx: CliContext, secret: string | undefined, organisationId: number): Promise<boolean> {
+  if (!secret) return false;
+  const key = await new KeyRepository(ctx.pool('gateway')).findByHash(hashSecret(secret));
+  return key?.organisationId === organisationId && !key.revokedAt && !key.expiresAt;
+}
+
+export function registerDemo(program: Command): void {
+  program
+    .command('demo')
+    .description('demo data')
+    .command('seed')
+    .description('seed the demo organisations, keys and catalog (idempotent)')
+    .requiredOption('--out <file>', 'env file to write BASE_URL, DEMO_LIVE_KEY, DEMO_TEST_KEY to')
+    .option('--base-url <url>', 'gateway base URL', 'http://127.0.0.1:4000')
+    .action(
+      action(async (ctx, options: { out: string; baseUrl: string }) => {
+        const admin = new KeyAdmin(new KeyRepository(ctx.pool('gateway')));
+        const demo = await ensureOrganisation(ctx, 'Harbour Live', 'harbour-live');
+        const other = await ensureOrganisation(ctx, 'Southern Cross Promotions', 'southern-cross');
+        await seedDemoCatalog(ctx.pool('inventory'), demo.id);
+        await seedDemoCatalog(ctx.pool('inventory'), other.id, 'sx-');
+
+        const previous = readEnvFile(options.out);
+        const keyFor = async (mode: 'live' | 'test', name: string) =>
+          (await usableKey(ctx, previous[name], demo.id))
+            ? previous[name]!
+            : (await admin.issueKey({ organisationId: demo.id, name: `Demo ${mode} key`, mode, scopes: SCOPES })).secret;
+        const values = {
+          BASE_URL: options.baseUrl,
+          DEMO_ORGANISATION_ID: String(demo.id),
+          OTHER_ORGANISATION_ID: String(other.id),
+          DEMO_LIVE_KEY: await keyFor('live', 'DEMO_LIVE_KEY'),
+          DEMO_TEST_KEY: await keyFor('test', 'DEMO_TEST_KEY'),
+        };
+        fs.mkdirSync(path.dirname(options.out), { recursive: true });
+        fs.writeFileSync(
+          options.out,
+          Object.entries(values).map(([name, value]) => `${name}=${value}`).join('\n') + '\n',
+          { mode: 0o600 },
+        );
+        console.log(`demo data ready; keys in ${options.out}`);
+      }),
+    );
+}

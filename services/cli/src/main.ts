@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+/** partnerctl: what the dashboard and the platform team do, from a terminal. */
+import { Command } from 'commander';
+import { registerDemo } from './commands/demo';
+import { registerMigrate } from './commands/migrate';
+import { registerOrganisations } from './commands/organisations';
+
+const program = new Command('partnerctl').description('Operator tool for the Partner API');
+registerMigrate(program);
+registerOrganisations(program);
+registerDemo(program);
+void program.parseAsync(process.argv);

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { commonEnv, databaseEnv, loadConfig, redisEnv } from '@partner-api/shared';
+
+export const gatewayEnv = commonEnv
+  .extend(databaseEnv.shape)
+  .extend(redisEnv.shape)
+  .extend({
+    OPS_PORT: z.coerce.number().int().min(0).max(65535).default(9400),
+    HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+    INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+    ORDERS_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
+    TICKETS_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
+    WEBHOOKS_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
+    PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:4000'),
+    DOCS_BASE_URL: z.string().url().default('https://docs.partner-api.example.com/errors'),
+    /** Express "trust proxy": which hops may set X-Forwarded-For (the caller IP for allowlists). */
+    TRUST_PROXY: z.string().default('loopback'),
+  });
+
+export type GatewayConfig = z.infer<typeof gatewayEnv>;
+
+export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => loadConfig(gatewayEnv, env);

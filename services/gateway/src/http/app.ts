@@ -1,0 +1,87 @@
+/**
+ * The gateway's Express app, in the order every request meets it:
+ * context headers → public routes → browser guard → authentication →
+ * rate limit → routes (scope check, validation, one gRPC call) → errors.
+ */
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import pinoHttp from 'pino-http';
+import { ZodError } from 'zod';
+import { ApiError, type Logger } from '@partner-api/shared';
+import type { Redis } from 'ioredis';
+import type { KeyRepository } from '../storage/key-repository';
+import { generateOpenApiDocument } from '../openapi/registry';
+import { sendError } from './envelope';
+import { authenticate } from './middleware/authenticate';
+import { browserGuard } from './middleware/browser-guard';
+import { rateLimit } from './middleware/rate-limit';
+import { requestContext } from './middleware/request-context';
+import { eventRoutes } from './routes/events';
+import { rootRoutes } from './routes/root';
+import type { ServiceClients } from './service-clients';
+
+export interface AppDependencies {
+  logger: Logger;
+  keys: KeyRepository;
+  redis: Redis;
+  clients: ServiceClients;
+  publicBaseUrl: string;
+  docsBaseUrl: string;
+  trustProxy: string | boolean;
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ZodError) {
+    const issue = error.issues[0];
+    const param = issue?.path.join('.') || null;
+    const missing = issue?.code === 'invalid_type' && issue.input === undefined;
+    return new ApiError(missing ? 'parameter_missing' : 'parameter_invalid', issue?.message ?? 'Invalid request.', param);
+  }
+  const status = (error as { status?: number; type?: string }).status;
+  if ((error as { type?: string }).type === 'entity.parse.failed') {
+    return new ApiError('parameter_invalid', 'The request body is not valid JSON.', null);
+  }
+  if (status === 413) return new ApiError('parameter_invalid', 'The request body is too large (limit 1 MB).', null);
+  return new ApiError('internal_error', 'An internal error occurred.');
+}
+
+export function createApp(deps: AppDependencies): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy);
+  app.set('etag', false);
+
+  app.use(requestContext(deps.docsBaseUrl));
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (_req, res) => res.getHeader('Request-Id') as string,
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+
+  const openApiDocument = generateOpenApiDocument(deps.publicBaseUrl);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+
+  app.use(browserGuard);
+  app.use(authenticate(deps.keys));
+  app.use(rateLimit(deps.redis));
+  app.use(express.json({ limit: '1mb' }));
+
+  app.use(rootRoutes());
+  app.use(eventRoutes(deps.clients.inventory));
+
+  app.use((req) => {
+    throw new ApiError('route_not_found', `Unrecognised request URL (${req.method} ${req.path}).`);
+  });
+
+  const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
+    const apiError = toApiError(error);
+    if (apiError.httpStatus >= 500) deps.logger.error({ err: error, request_id: res.locals.requestId }, 'request failed');
+    sendError(res, apiError);
+  };
+  app.use(errorHandler);
+  return app;
+}

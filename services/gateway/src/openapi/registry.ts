@@ -1,0 +1,67 @@
+/**
+ * The OpenAPI 3.1 document is generated from the same zod schemas that
+ * validate requests and describe responses; routes register themselves here.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { API_ERRORS, API_VERSION } from '@partner-api/shared';
+import { ErrorEnvelopeSchema } from './schemas';
+import { z } from './zod';
+
+export const registry = new OpenAPIRegistry();
+
+const bearerAuth = registry.registerComponent('securitySchemes', 'bearerAuth', {
+  type: 'http',
+  scheme: 'bearer',
+  description: 'An organisation API key: svc_live_… or svc_test_…',
+});
+
+const header = (description: string) => ({ schema: { type: 'string' as const }, description });
+
+export const COMMON_HEADERS = {
+  'Request-Id': header('Unique id of the request; also error.request_id.'),
+  'Service-Version': header(`API version that served the request (${API_VERSION}).`),
+  'RateLimit-Limit': header('Requests allowed per 60-second window for this key.'),
+  'RateLimit-Remaining': header('Requests left in the current window.'),
+  'RateLimit-Reset': header('Seconds until the window resets.'),
+};
+
+const errorResponse = (description: string, extraHeaders = {}) => ({
+  description,
+  headers: { ...COMMON_HEADERS, ...extraHeaders },
+  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+});
+
+/** Error responses every authenticated endpoint can return. */
+export const COMMON_ERRORS = {
+  401: errorResponse('Missing, invalid, revoked or expired API key.'),
+  403: errorResponse('Browser request, IP not allowed, or insufficient scope.'),
+  429: errorResponse('Rate limited.', { 'Retry-After': header('Seconds to wait before retrying.') }),
+  500: errorResponse('Server-side failure; safe to retry with the same Idempotency-Key.'),
+};
+
+export function jsonResponse(description: string, schema: z.ZodType) {
+  return { description, headers: COMMON_HEADERS, content: { 'application/json': { schema } } };
+}
+
+export { errorResponse };
+
+/** Registers an authenticated operation with the common error responses. */
+export function registerOperation(route: RouteConfig): void {
+  registry.registerPath({
+    security: [{ [bearerAuth.name]: [] }],
+    ...route,
+    responses: { ...COMMON_ERRORS, ...route.responses },
+  });
+}
+
+export function generateOpenApiDocument(serverUrl: string) {
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Ticketing Partner API',
+      version: API_VERSION,
+      description: `Partner API v1. Error codes: ${Object.keys(API_ERRORS).join(', ')}.`,
+    },
+    servers: [{ url: serverUrl }],
+  });
+}

@@ -1,0 +1,85 @@
+/** Response objects of the API as zod schemas: the source of the OpenAPI document. */
+import { API_ERRORS, API_VERSION } from '@partner-api/shared';
+import { z } from './zod';
+
+const timestamp = z.string().openapi({ example: '2026-11-22T09:30:00Z', description: 'ISO-8601 UTC' });
+const money = z.string().regex(/^-?\d+\.\d{2}$/).openapi({ example: '89.50', description: 'Decimal dollars, AUD' });
+
+export const ErrorEnvelopeSchema = z
+  .object({
+    error: z.object({
+      type: z.enum(['authentication_error', 'permission_error', 'not_found_error', 'invalid_request_error', 'conflict_error', 'rate_limit_error', 'api_error']),
+      code: z.enum(Object.keys(API_ERRORS) as [string, ...string[]]),
+      message: z.string(),
+      param: z.string().nullable(),
+      request_id: z.string(),
+      doc_url: z.string().url(),
+    }),
+  })
+  .openapi('Error');
+
+export const ApiKeyInfoSchema = z
+  .object({
+    object: z.literal('api_key_info'),
+    organisation: z.object({ id: z.number().int(), name: z.string(), slug: z.string() }),
+    key: z.object({
+      prefix: z.string().openapi({ example: 'svc_live_AbC1' }),
+      mode: z.enum(['live', 'test']),
+      scopes: z.array(z.string()),
+    }),
+    livemode: z.boolean(),
+    api_version: z.string().openapi({ example: API_VERSION }),
+  })
+  .openapi('ApiKeyInfo');
+
+export const VenueSchema = z
+  .object({
+    object: z.literal('venue'),
+    id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    address: z.object({
+      line1: z.string(),
+      line2: z.string().nullable(),
+      locality: z.string(),
+      state: z.string(),
+      postal_code: z.string(),
+      country: z.string().openapi({ example: 'AU' }),
+      formatted: z.string(),
+    }),
+    lat: z.number().nullable(),
+    lng: z.number().nullable(),
+    url: z.string().nullable(),
+    phone: z.string().nullable(),
+  })
+  .openapi('Venue');
+
+export const EventSchema = z
+  .object({
+    object: z.literal('event'),
+    id: z.number().int(),
+    slug: z.string(),
+    title: z.string(),
+    summary: z.string().nullable(),
+    description: z.string().nullable(),
+    status: z.enum(['published', 'draft', 'pending_review', 'cancelled', 'ended']),
+    starts_at: timestamp,
+    ends_at: timestamp.nullable(),
+    timezone: z.string().openapi({ example: 'Australia/Melbourne' }),
+    doors: z.string().nullable().openapi({ example: '7:00pm' }),
+    url: z.string(),
+    image_url: z.string().nullable(),
+    sold_out: z.boolean(),
+    on_sale_at: timestamp.nullable(),
+    venue: VenueSchema.nullable(),
+    ticketing: z.object({
+      currency: z.literal('AUD'),
+      min_price: money.nullable(),
+      max_price: money.nullable(),
+      tickets_remaining: z.number().int().nullable(),
+    }),
+    categories: z.array(z.string()),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Event');

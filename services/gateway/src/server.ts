@@ -1,0 +1,48 @@
+/** Starts the gateway: the public HTTP edge in front of the four services. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ServiceRuntime, type Logger } from '@partner-api/shared';
+import type { GatewayConfig } from './config';
+import { createApp } from './http/app';
+import { closeServiceClients, createServiceClients } from './http/service-clients';
+import { KeyRepository } from './storage/key-repository';
+
+export const SCHEMA = 'gateway';
+
+export interface RunningGateway {
+  runtime: ServiceRuntime;
+  port: number;
+}
+
+export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
+  const runtime = new ServiceRuntime('gateway', config, logger);
+  const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
+  const redis = runtime.redis(config.REDIS_URL);
+  const clients = createServiceClients({
+    inventory: config.INVENTORY_GRPC_ADDR,
+    orders: config.ORDERS_GRPC_ADDR,
+    tickets: config.TICKETS_GRPC_ADDR,
+    webhooks: config.WEBHOOKS_GRPC_ADDR,
+  });
+  runtime.lifecycle.onShutdown('grpc clients', () => closeServiceClients(clients));
+
+  const app = createApp({
+    logger: runtime.logger,
+    keys: new KeyRepository(pool),
+    redis,
+    clients,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    docsBaseUrl: config.DOCS_BASE_URL,
+    trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
+  });
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.BIND_HOST, resolve));
+  // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
+  runtime.lifecycle.onShutdown('http server', () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  }));
+  await runtime.ready();
+  return { runtime, port: (server.address() as AddressInfo).port };
+}

@@ -1,0 +1,84 @@
+/** Organisations and API keys in the gateway's schema. */
+import type { Pool } from '@partner-api/shared';
+import type { KeyMode } from '@partner-api/shared';
+import type { StoredKey } from '../domain/api-keys';
+
+interface KeyRow {
+  id: string;
+  organisation_id: string;
+  organisation_name: string;
+  organisation_slug: string;
+  name: string;
+  mode: KeyMode;
+  prefix: string;
+  scopes: string[];
+  ip_allowlist: string[];
+  rate_limit: number | null;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+}
+
+const toStoredKey = (row: KeyRow): StoredKey => ({
+  id: Number(row.id),
+  organisationId: Number(row.organisation_id),
+  organisationName: row.organisation_name,
+  organisationSlug: row.organisation_slug,
+  name: row.name,
+  mode: row.mode,
+  prefix: row.prefix,
+  scopes: row.scopes,
+  ipAllowlist: row.ip_allowlist,
+  rateLimit: row.rate_limit,
+  revokedAt: row.revoked_at,
+  expiresAt: row.expires_at,
+});
+
+export class KeyRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async findByHash(secretHash: Buffer): Promise<StoredKey | undefined> {
+    const { rows } = await this.pool.query<KeyRow>(
+      `SELECT k.id, k.organisation_id, o.name AS organisation_name, o.slug AS organisation_slug, k.name, k.mode,
+              k.prefix, k.scopes, k.ip_allowlist, k.rate_limit, k.revoked_at, k.expires_at
+         FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
+        WHERE k.secret_hash = $1`,
+      [secretHash],
+    );
+    return rows[0] && toStoredKey(rows[0]);
+  }
+
+  async createOrganisation(name: string, slug: string): Promise<{ id: number; name: string; slug: string }> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      'INSERT INTO organisations (name, slug) VALUES ($1, $2) RETURNING id',
+      [name, slug],
+    );
+    return { id: Number(rows[0]!.id), name, slug };
+  }
+
+  async findOrganisationBySlug(slug: string): Promise<{ id: number; name: string; slug: string } | undefined> {
+    const { rows } = await this.pool.query<{ id: string; name: string; slug: string }>(
+      'SELECT id, name, slug FROM organisations WHERE slug = $1',
+      [slug],
+    );
+    return rows[0] && { id: Number(rows[0].id), name: rows[0].name, slug: rows[0].slug };
+  }
+
+  async insertKey(key: {
+    organisationId: number;
+    name: string;
+    mode: KeyMode;
+    secretHash: Buffer;
+    prefix: string;
+    last4: string;
+    scopes: string[];
+    ipAllowlist: string[];
+    rateLimit: number | null;
+  }): Promise<number> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      `INSERT INTO api_keys (organisation_id, name, mode, secret_hash, prefix, last4, scopes, ip_allowlist, rate_limit)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+      [key.organisationId, key.name, key.mode, key.secretHash, key.prefix, key.last4, key.scopes, key.ipAllowlist, key.rateLimit],
+    );
+    return Number(rows[0]!.id);
+  }
+}

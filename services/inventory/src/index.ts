@@ -1,0 +1,3 @@
+export { startInventory, SCHEMA } from './server';
+export { loadInventoryConfig, type InventoryConfig } from './config';
+export { seedDemoCatalog } from './storage/demo-seed';

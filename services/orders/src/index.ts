@@ -1,0 +1,2 @@
+export { startOrders, SCHEMA } from './server';
+export { loadOrdersConfig, type OrdersConfig } from './config';

@@ -1,0 +1,2 @@
+export { startTickets, SCHEMA } from './server';
+export { loadTicketsConfig, type TicketsConfig } from './config';

@@ -1,0 +1,2 @@
+export { startWebhooks, SCHEMA } from './server';
+export { loadWebhooksConfig, type WebhooksConfig } from './config';
