@@ -1,6 +1,6 @@
 /** The spec's error envelope, built in this one place for every non-2xx response. */
 import type { Response } from 'express';
-import { ApiError } from '@partner-api/shared';
+import { type ApiError } from '@partner-api/shared';
 
 export interface ErrorEnvelope {
   error: {

@@ -5,7 +5,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { API_ERRORS, API_VERSION } from '@partner-api/shared';
 import { ErrorEnvelopeSchema } from './schemas';
-import { z } from './zod';
+import { type z } from './zod';
 
 export const registry = new OpenAPIRegistry();
 

@@ -3,7 +3,7 @@
  * (event `ended`, `sold_out`, prices, remaining tickets, ticket type status)
  * is derived at read time so it is never stale.
  */
-import { formatCents, formatOptionalTimestamp, formatTimestamp, gen } from '@partner-api/shared';
+import { formatCents, formatOptionalTimestamp, formatTimestamp, type gen } from '@partner-api/shared';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { EventRow, PoolRow, TicketTypeRow, VenueRow } from '../storage/catalog-repository';
 

@@ -1,0 +1,69 @@
+# Partner API: the two commands a new user needs are `make up` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+DATA    := .data
+CLI     := node services/cli/dist/main.js
+WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
+
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e chart-check clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+# npm ci only when the lockfile changed since the last install.
+node_modules/.install-stamp: package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.install-stamp ## install dependencies
+
+build: install ## generate gRPC code and compile every package
+	npm run build
+
+lint: install ## buf lint and ESLint
+	npm run lint
+
+typecheck: build ## strict TypeScript over every package and every test
+	npm run typecheck
+
+infra: ## start PostgreSQL, Redis and Kafka (or use DATABASE_URL, REDIS_URL, KAFKA_BROKERS)
+	deploy/local/infra.sh up
+
+migrate: build infra ## migrate every service's schema
+	$(WITH_ENV) $(CLI) migrate
+
+seed: migrate ## demo organisations, keys and catalog; keys in .data/demo.env
+	$(WITH_ENV) $(CLI) demo seed --out $(DATA)/demo.env --base-url http://127.0.0.1:4000
+
+services: seed ## (re)start the five services
+	deploy/local/services.sh start
+
+up: services ## everything: install, build, infrastructure, migrate, seed, start
+	@. $(DATA)/demo.env; \
+	echo; echo "Partner API is up at $$BASE_URL"; \
+	echo "  live key: $$DEMO_LIVE_KEY"; \
+	echo "  test key: $$DEMO_TEST_KEY"; \
+	echo "  logs:     $(DATA)/logs/"; \
+	echo "  try:      curl -H \"Authorization: Bearer $$DEMO_LIVE_KEY\" $$BASE_URL/"
+
+down: ## stop the services and the local infrastructure this project started
+	-deploy/local/services.sh stop
+	deploy/local/infra.sh down
+
+test-unit: install ## unit tests (no servers)
+	npx jest --selectProjects unit
+
+test-integration: migrate ## integration tests against real PostgreSQL, Redis and Kafka
+	npx jest --selectProjects integration --runInBand
+
+test-e2e: up ## drive the running system over HTTP
+	npx jest --selectProjects e2e --runInBand
+
+chart-check: ## helm lint and template every values scenario
+	deploy/helm/check.sh
+
+test: lint typecheck test-unit test-integration test-e2e chart-check ## the whole suite (what CI runs)
+
+clean: down ## stop everything and remove build output and local data
+	rm -rf $(DATA) services/*/dist services/shared/src/gen

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs the five Partner API services as local processes (built code, one
+# process each) with pidfiles and logs under .data/. `start` restarts any
+# that are running so they always run the current build.
+#   services.sh start|stop|status
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+RUN="$ROOT/.data/run"
+LOGS="$ROOT/.data/logs"
+SERVICES=(inventory orders tickets webhooks gateway)
+declare -A OPS_PORT=([gateway]=9400 [inventory]=9401 [orders]=9402 [tickets]=9403 [webhooks]=9404)
+
+pid_of() { [[ -f "$RUN/$1.pid" ]] && cat "$RUN/$1.pid" || true; }
+alive() { local pid; pid=$(pid_of "$1"); [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; }
+
+stop_one() {
+  local name=$1 pid
+  pid=$(pid_of "$name")
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"
+    # The services drain for up to SHUTDOWN_TIMEOUT_MS; wait a little longer.
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" || true
+  fi
+  rm -f "$RUN/$name.pid"
+}
+
+start_one() {
+  local name=$1
+  stop_one "$name"
+  (
+    cd "$ROOT/services/$name"
+    OTEL_SERVICE_NAME="$name" nohup node --enable-source-maps \
+      --require @partner-api/shared/telemetry/register dist/main.js >>"$LOGS/$name.log" 2>&1 &
+    echo $! >"$RUN/$name.pid"
+  )
+}
+
+wait_ready() {
+  local name=$1 port=${OPS_PORT[$1]}
+  for _ in $(seq 1 120); do
+    if curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then return 0; fi
+    if ! alive "$name"; then break; fi
+    sleep 0.25
+  done
+  echo "$name did not become ready; last log lines:" >&2
+  tail -n 30 "$LOGS/$name.log" >&2
+  return 1
+}
+
+load_env() {
+  set -a
+  # shellcheck disable=SC1091
+  [[ -f "$ROOT/.data/infra.env" ]] && . "$ROOT/.data/infra.env"
+  set +a
+}
+
+case "${1:-}" in
+  start)
+    mkdir -p "$RUN" "$LOGS"
+    load_env
+    for name in "${SERVICES[@]}"; do start_one "$name"; done
+    for name in "${SERVICES[@]}"; do wait_ready "$name"; done
+    echo "services ready: ${SERVICES[*]}"
+    ;;
+  stop)
+    # Gateway first, so no new work reaches the others while they drain.
+    for ((i = ${#SERVICES[@]} - 1; i >= 0; i--)); do stop_one "${SERVICES[i]}"; done
+    echo "services stopped"
+    ;;
+  status)
+    for name in "${SERVICES[@]}"; do
+      if alive "$name"; then echo "$name: running (pid $(pid_of "$name"))"; else echo "$name: stopped"; fi
+    done
+    ;;
+  *)
+    echo "usage: $0 start|stop|status" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,30 @@
+/**
+ * Three suites: unit (no servers), integration (real PostgreSQL, Redis,
+ * Kafka from .data/infra.env or the env URLs) and e2e (the running system,
+ * driven over HTTP from outside).
+ */
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+// Tests run from source: workspace packages resolve to their src, not dist.
+const moduleNameMapper = {
+  '^@partner-api/shared$': '<rootDir>/services/shared/src/index.ts',
+  '^@partner-api/(gateway|inventory|orders|tickets|webhooks)$': '<rootDir>/services/$1/src/index.ts',
+};
+const common = { transform, moduleNameMapper, testEnvironment: 'node' };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/services/*/src/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/services/*/test/**/*.test.ts'],
+      setupFiles: ['<rootDir>/jest.infra-env.js'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/e2e/**/*.test.ts'],
+      setupFiles: ['<rootDir>/jest.infra-env.js'],
+    },
+  ],
+};

@@ -1,0 +1,73 @@
+import type { EventRow, PoolRow, TicketTypeRow } from '../storage/catalog-repository';
+import { eventStatus, eventView, ticketTypeStatus } from './catalog-view';
+
+const NOW = new Date('2026-11-22T00:00:00Z');
+const day = (n: number) => new Date(NOW.getTime() + n * 86_400_000);
+
+const event = (overrides: Partial<EventRow> = {}): EventRow => ({
+  id: '1', organisation_id: '1', slug: 'show', title: 'Show', summary: null, description: null, status: 'published',
+  starts_at: day(10), ends_at: day(10.2), timezone: 'Australia/Sydney', doors: null, image_url: null, on_sale_at: null,
+  venue_id: null, categories: [], marked_sold_out: false, created_at: day(-5), updated_at: day(-1), ...overrides,
+});
+const type = (overrides: Partial<TicketTypeRow> = {}): TicketTypeRow => ({
+  id: '1', event_id: '1', name: 'GA', description: null, price_cents: '5000', booking_fee_cents: '300', gst_applies: true,
+  min_per_order: 1, max_per_order: 10, sale_starts_at: null, sale_ends_at: null, hidden: false, seated: false,
+  pool_ids: ['1'], ...overrides,
+});
+const pool = (overrides: Partial<PoolRow> = {}): PoolRow => ({ id: '1', event_id: '1', name: 'GA', capacity: 100, sold: 0, ...overrides });
+const SETTINGS = { publicSiteUrl: 'https://tickets.example.com' };
+
+describe('event status', () => {
+  it('is ended once the end time (or the start, without one) has passed', () => {
+    expect(eventStatus(event({ ends_at: day(-1), starts_at: day(-1.1) }), NOW)).toBe('ended');
+    expect(eventStatus(event({ ends_at: null, starts_at: day(-0.5) }), NOW)).toBe('ended');
+    expect(eventStatus(event(), NOW)).toBe('published');
+  });
+
+  it('stays cancelled after the end time', () => {
+    expect(eventStatus(event({ status: 'cancelled', ends_at: day(-1), starts_at: day(-2) }), NOW)).toBe('cancelled');
+  });
+});
+
+describe('ticket type status', () => {
+  it.each([
+    ['hidden', type({ hidden: true }), 10],
+    ['not_yet_on_sale', type({ sale_starts_at: day(1) }), 10],
+    ['sale_ended', type({ sale_ends_at: day(-1) }), 10],
+    ['sold_out', type(), 0],
+    ['on_sale', type(), 10],
+  ] as const)('is %s', (expected, ticketType, available) => {
+    expect(ticketTypeStatus(ticketType, event(), available, NOW)).toBe(expected);
+  });
+
+  it('waits for the event on-sale time when the type has no window of its own', () => {
+    expect(ticketTypeStatus(type(), event({ on_sale_at: day(2) }), 10, NOW)).toBe('not_yet_on_sale');
+  });
+});
+
+describe('event view', () => {
+  it('derives prices from purchasable types and remaining tickets from pools', () => {
+    const view = eventView(
+      event(),
+      undefined,
+      [pool({ capacity: 100, sold: 40 }), pool({ id: '2', capacity: 50, sold: 50 })],
+      [type({ price_cents: '8950' }), type({ id: '2', price_cents: '4500' }), type({ id: '3', price_cents: '100', hidden: true })],
+      SETTINGS,
+      NOW,
+    );
+    expect(view.ticketing).toEqual({ currency: 'AUD', minPrice: '45.00', maxPrice: '89.50', ticketsRemaining: 60n });
+    expect(view.soldOut).toBe(false);
+    expect(view.url).toBe('https://tickets.example.com/e/show');
+    expect(view.startsAt).toBe('2026-12-02T00:00:00Z');
+  });
+
+  it('reports remaining as null when any pool is uncapped', () => {
+    const view = eventView(event(), undefined, [pool(), pool({ id: '2', capacity: null })], [type()], SETTINGS, NOW);
+    expect(view.ticketing?.ticketsRemaining).toBeUndefined();
+  });
+
+  it('is sold out when every pool is, or when marked so', () => {
+    expect(eventView(event(), undefined, [pool({ sold: 100 })], [type()], SETTINGS, NOW).soldOut).toBe(true);
+    expect(eventView(event({ marked_sold_out: true }), undefined, [pool()], [type()], SETTINGS, NOW).soldOut).toBe(true);
+  });
+});
