@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.js'],
+    files: ['*.js', '**/fixtures/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -28,7 +28,8 @@ export class ServiceRuntime {
   readonly lifecycle: Lifecycle;
   readonly metrics: Registry;
   private opsPort = 0;
-  private grpcPort = 0;
+  /** The bound gRPC port (0 until serveGrpc); tests bind port 0 and read it here. */
+  grpcPort = 0;
 
   constructor(
     readonly name: string,

@@ -1,4 +1,4 @@
-import { ApiError } from '@partner-api/shared';
+import { type ApiError } from '@partner-api/shared';
 import { assertKeyUsable, displayParts, generateSecret, hashSecret, KEY_SHAPE, rateLimitFor, type StoredKey } from './api-keys';
 
 const key = (overrides: Partial<StoredKey> = {}): StoredKey => ({

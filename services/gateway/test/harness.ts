@@ -1,0 +1,42 @@
+/**
+ * Starts a real inventory service and a real gateway in this process
+ * (ephemeral ports, the migrated local database, Redis and Kafka) and an
+ * organisation with a key, so a test can call the API over HTTP.
+ */
+import { createLogger, createPool, randomBase62, type ServiceRuntime } from '@partner-api/shared';
+import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
+import { KeyAdmin, KeyRepository, loadGatewayConfig, startGateway } from '@partner-api/gateway';
+
+export interface Harness {
+  baseUrl: string;
+  organisationId: number;
+  liveKey: string;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const logger = createLogger('harness', 'silent');
+  const env = { ...process.env, GRPC_PORT: '0', OPS_PORT: '0', HTTP_PORT: '0' };
+  const inventory: ServiceRuntime = await startInventory(loadInventoryConfig(env), logger);
+  const gateway = await startGateway(
+    loadGatewayConfig({ ...env, INVENTORY_GRPC_ADDR: `127.0.0.1:${inventory.grpcPort}` }),
+    logger,
+  );
+
+  const pool = createPool({ url: process.env.DATABASE_URL!, schema: 'gateway', max: 1 });
+  const admin = new KeyAdmin(new KeyRepository(pool));
+  const slug = `it-${randomBase62(8).toLowerCase()}`;
+  const organisation = await admin.createOrganisation('Integration Org', slug);
+  const key = await admin.issueKey({ organisationId: organisation.id, name: 'it', mode: 'live', scopes: ['events:read'] });
+  await pool.end();
+
+  return {
+    baseUrl: `http://127.0.0.1:${gateway.port}`,
+    organisationId: organisation.id,
+    liveKey: key.secret,
+    stop: async () => {
+      await gateway.runtime.stop();
+      await inventory.stop();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Consumer, KafkaMessage } from 'kafkajs';
+import type { Pool } from 'pg';
+import { createLogger } from '../src/logger';
+import { buildEvent, randomBase62 } from '../src/events';
+import { ensureTopic, createIdempotentProducer, createKafka } from '../src/kafka';
+import { appendToOutbox, OutboxRelay } from '../src/outbox';
+import { inTransaction } from '../src/db';
+import { collectTopic, createScratchSchema, databaseUrl, kafkaBrokers, testKafka, waitFor } from './support';
+
+const logger = createLogger('outbox-test', 'silent');
+const kafka = testKafka();
+
+let scratch: Awaited<ReturnType<typeof createScratchSchema>>;
+let pool: Pool;
+let topic: string;
+let collected: { messages: KafkaMessage[]; consumer: Consumer };
+
+const eventIds = () => collected.messages.map((message) => JSON.parse(message.value!.toString()).id as string);
+const unpublished = async () =>
+  Number((await pool.query('SELECT count(*) FROM outbox WHERE published_at IS NULL')).rows[0].count);
+
+/** A state change and its event, committed (or not) together. */
+async function changeWithEvent(name: string, fail = false): Promise<string> {
+  const event = buildEvent('event.updated', { organisationId: 1, livemode: true }, { object: 'event', name });
+  await inTransaction(pool, async (client) => {
+    await client.query('INSERT INTO things (name) VALUES ($1)', [name]);
+    await appendToOutbox(client, event, `thing:${name}`);
+    if (fail) throw new Error('rolled back on purpose');
+  }).catch((error: Error) => {
+    if (!fail) throw error;
+  });
+  return event.id;
+}
+
+beforeAll(async () => {
+  scratch = await createScratchSchema();
+  pool = scratch.pool;
+  topic = `it.outbox.${randomBase62(8)}`;
+  await ensureTopic(kafka, topic, 3);
+  collected = await collectTopic(kafka, topic);
+}, 60_000);
+
+afterAll(async () => {
+  await collected.consumer.disconnect();
+  await scratch.drop();
+});
+
+describe('the transactional outbox', () => {
+  it('publishes an event committed with its state change, keyed by object, in the body shape', async () => {
+    const id = await changeWithEvent('committed');
+    const producer = createIdempotentProducer(createKafka({ brokers: kafkaBrokers(), clientId: 'it', logger }));
+    await producer.connect();
+    const relay = new OutboxRelay({ pool, producer, topic, logger });
+    try {
+      expect(await relay.publishBatch()).toBe(1);
+      await waitFor(() => eventIds().includes(id), 20_000, 'the committed event on Kafka');
+      const message = collected.messages.find((m) => JSON.parse(m.value!.toString()).id === id)!;
+      expect(message.key!.toString()).toBe('thing:committed');
+      expect(message.headers!['event-id']!.toString()).toBe(id);
+      expect(JSON.parse(message.value!.toString())).toMatchObject({ object: 'event', type: 'event.updated', livemode: true });
+      expect(await unpublished()).toBe(0);
+    } finally {
+      await producer.disconnect();
+    }
+  }, 60_000);
+
+  it('publishes nothing for a rolled-back transaction', async () => {
+    const rolledBack = await changeWithEvent('rolled-back', true);
+    const marker = await changeWithEvent('after-rollback');
+    expect(Number((await pool.query('SELECT count(*) FROM things WHERE name = $1', ['rolled-back'])).rows[0].count)).toBe(0);
+    const producer = createIdempotentProducer(createKafka({ brokers: kafkaBrokers(), clientId: 'it', logger }));
+    await producer.connect();
+    try {
+      await new OutboxRelay({ pool, producer, topic, logger }).publishBatch();
+      await waitFor(() => eventIds().includes(marker), 20_000, 'the marker event');
+      expect(eventIds()).not.toContain(rolledBack);
+    } finally {
+      await producer.disconnect();
+    }
+  }, 60_000);
+
+  it('loses nothing when the relay is killed (SIGKILL) mid-stream and restarted', async () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 400; i += 1) ids.add(await changeWithEvent(`bulk-${i}`));
+    const spawnRelay = (): ChildProcess =>
+      spawn(process.execPath, [path.join(__dirname, 'fixtures', 'relay-process.js')], {
+        env: { ...process.env, DATABASE_URL: databaseUrl(), KAFKA_BROKERS: kafkaBrokers().join(','), SCHEMA: scratch.schema, TOPIC: topic, BATCH_SIZE: '10' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+
+    const first = spawnRelay();
+    const seenBefore = eventIds().length;
+    await waitFor(() => eventIds().length > seenBefore, 30_000, 'the first relay to publish');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const left = await unpublished();
+    expect(left).toBeGreaterThan(0); // it really died mid-stream
+
+    const second = spawnRelay();
+    try {
+      await waitFor(async () => (await unpublished()) === 0, 60_000, 'the restarted relay to drain the outbox');
+      await waitFor(() => [...ids].every((id) => eventIds().includes(id)), 30_000, 'every event on Kafka');
+    } finally {
+      second.kill('SIGTERM');
+    }
+    const received = eventIds().filter((id) => ids.has(id));
+    expect(new Set(received)).toEqual(ids); // nothing lost; duplicates are allowed, consumers dedupe
+  }, 120_000);
+});

@@ -1,0 +1,59 @@
+/** Helpers for integration tests against the real PostgreSQL and Kafka. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
+import { Pool } from 'pg';
+import { randomBase62 } from '../src/events';
+
+export const databaseUrl = (): string => {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is not set: run `make infra` (or export the URLs)');
+  return url;
+};
+
+export const kafkaBrokers = (): string[] => (process.env.KAFKA_BROKERS ?? '127.0.0.1:59092').split(',');
+
+/** A throwaway schema holding the real outbox migration and a table to change. */
+export async function createScratchSchema(): Promise<{ schema: string; pool: Pool; drop: () => Promise<void> }> {
+  const schema = `it_${randomBase62(8).toLowerCase()}`;
+  const admin = new Pool({ connectionString: databaseUrl(), max: 1 });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const pool = new Pool({ connectionString: databaseUrl(), max: 5, options: `-c search_path=${schema}` });
+  const dir = path.join(__dirname, '..', 'migrations', 'outbox');
+  for (const file of fs.readdirSync(dir).sort()) {
+    const sql = fs.readFileSync(path.join(dir, file), 'utf8');
+    await pool.query(sql.split('-- Down Migration')[0]!);
+  }
+  await pool.query('CREATE TABLE things (id serial PRIMARY KEY, name text NOT NULL)');
+  return {
+    schema,
+    pool,
+    drop: async () => {
+      await pool.end();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+export function testKafka(): Kafka {
+  return new Kafka({ clientId: 'integration-test', brokers: kafkaBrokers(), logLevel: logLevel.NOTHING });
+}
+
+/** A consumer that collects every message of a topic from the beginning. */
+export async function collectTopic(kafka: Kafka, topic: string): Promise<{ messages: KafkaMessage[]; consumer: Consumer }> {
+  const messages: KafkaMessage[] = [];
+  const consumer = kafka.consumer({ groupId: `it-${randomBase62(10)}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void messages.push(message) });
+  return { messages, consumer };
+}
+
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
