@@ -11,9 +11,12 @@ WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-# npm ci only when the lockfile changed since the last install.
+# Install only when the lockfile changed since the last install. `npm install`
+# rather than `npm ci`: the lockfile is written without registry URLs, and
+# npm ci then rejects it for other platforms' optional packages; the
+# versions are pinned by the lockfile either way.
 node_modules/.install-stamp: package-lock.json
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund
 	@touch $@
 
 install: node_modules/.install-stamp ## install dependencies
@@ -51,19 +54,26 @@ down: ## stop the services and the local infrastructure this project started
 	-deploy/local/services.sh stop
 	deploy/local/infra.sh down
 
+# Each suite leaves its Jest JSON report in .data/test-results for the summary line.
+JEST = npx jest --json --outputFile=$(DATA)/test-results/$(1).json --selectProjects $(1)
+
 test-unit: install ## unit tests (no servers)
-	npx jest --selectProjects unit
+	@mkdir -p $(DATA)/test-results
+	$(call JEST,unit)
 
 test-integration: migrate ## integration tests against real PostgreSQL, Redis and Kafka
-	npx jest --selectProjects integration --runInBand
+	@mkdir -p $(DATA)/test-results
+	$(call JEST,integration) --runInBand
 
 test-e2e: up ## drive the running system over HTTP
-	npx jest --selectProjects e2e --runInBand
+	@mkdir -p $(DATA)/test-results
+	$(call JEST,e2e) --runInBand
 
 chart-check: ## helm lint and template every values scenario
 	deploy/helm/check.sh
 
 test: lint typecheck test-unit test-integration test-e2e chart-check ## the whole suite (what CI runs)
+	@node .ci/test-summary.js $(DATA)/test-results
 
 clean: down ## stop everything and remove build output and local data
 	rm -rf $(DATA) services/*/dist services/shared/src/gen
