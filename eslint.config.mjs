@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.js', '**/fixtures/*.js'],
+    files: ['*.js', '.ci/*.js', '**/fixtures/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
