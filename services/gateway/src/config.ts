@@ -15,6 +15,8 @@ export const gatewayEnv = commonEnv
     DOCS_BASE_URL: z.string().url().default('https://docs.partner-api.example.com/errors'),
     /** Express "trust proxy": which hops may set X-Forwarded-For (the caller IP for allowlists). */
     TRUST_PROXY: z.string().default('loopback'),
+    /** Seals pagination cursors; every replica needs the same one. Set it in production. */
+    CURSOR_SECRET: z.string().min(16).default('local-development-cursor-secret'),
   });
 
 export type GatewayConfig = z.infer<typeof gatewayEnv>;

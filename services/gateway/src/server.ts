@@ -33,6 +33,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     clients,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     docsBaseUrl: config.DOCS_BASE_URL,
+    cursorSecret: config.CURSOR_SECRET,
     trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
   });
   const server = http.createServer(app);

@@ -5,7 +5,6 @@
  */
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import pinoHttp from 'pino-http';
-import { ZodError } from 'zod';
 import { ApiError, type Logger } from '@partner-api/shared';
 import type { Redis } from 'ioredis';
 import type { KeyRepository } from '../storage/key-repository';
@@ -15,7 +14,8 @@ import { authenticate } from './middleware/authenticate';
 import { browserGuard } from './middleware/browser-guard';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
-import { eventRoutes } from './routes/events';
+import { catalogRoutes } from './routes/catalog';
+import { CursorSealer } from './pagination';
 import { rootRoutes } from './routes/root';
 import type { ServiceClients } from './service-clients';
 
@@ -27,16 +27,11 @@ export interface AppDependencies {
   publicBaseUrl: string;
   docsBaseUrl: string;
   trustProxy: string | boolean;
+  cursorSecret: string;
 }
 
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof ZodError) {
-    const issue = error.issues[0];
-    const param = issue?.path.join('.') || null;
-    const missing = issue?.code === 'invalid_type' && issue.input === undefined;
-    return new ApiError(missing ? 'parameter_missing' : 'parameter_invalid', issue?.message ?? 'Invalid request.', param);
-  }
   const status = (error as { status?: number; type?: string }).status;
   if ((error as { type?: string }).type === 'entity.parse.failed') {
     return new ApiError('parameter_invalid', 'The request body is not valid JSON.', null);
@@ -71,7 +66,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(express.json({ limit: '1mb' }));
 
   app.use(rootRoutes());
-  app.use(eventRoutes(deps.clients.inventory));
+  app.use(catalogRoutes(deps.clients.inventory, new CursorSealer(deps.cursorSecret)));
 
   app.use((req) => {
     throw new ApiError('route_not_found', `Unrecognised request URL (${req.method} ${req.path}).`);

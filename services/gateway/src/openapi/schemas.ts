@@ -83,3 +83,40 @@ export const EventSchema = z
     updated_at: timestamp,
   })
   .openapi('Event');
+
+export const TicketTypeSchema = z
+  .object({
+    object: z.literal('ticket_type'),
+    id: z.number().int(),
+    pool_id: z.number().int(),
+    pool_name: z.string(),
+    event_id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    price: money.openapi({ description: 'Fee-inclusive price per ticket.' }),
+    booking_fee: money.openapi({ description: 'Informational part of `price`.' }),
+    currency: z.literal('AUD'),
+    fees_included: z.literal(true),
+    gst_applies: z.boolean(),
+    min_per_order: z.number().int(),
+    max_per_order: z.number().int(),
+    status: z.enum(['on_sale', 'not_yet_on_sale', 'sale_ended', 'sold_out', 'hidden']),
+    sale_starts_at: timestamp.nullable(),
+    sale_ends_at: timestamp.nullable(),
+    available: z.number().int().nullable().openapi({ description: 'Null means unlimited.' }),
+    capacity: z.number().int().nullable().openapi({ description: 'Null means unlimited.' }),
+    seated: z.boolean(),
+  })
+  .openapi('TicketType');
+
+/** The list envelope around objects of one type. */
+export function listOf<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      object: z.literal('list'),
+      data: z.array(item),
+      has_more: z.boolean(),
+      next_cursor: z.string().nullable().openapi({ description: 'Opaque; pass back as `cursor`.' }),
+    })
+    .openapi(name);
+}

@@ -1,5 +1,9 @@
 import type { EventRow, PoolRow, TicketTypeRow } from '../storage/catalog-repository';
-import { eventStatus, eventView, ticketTypeStatus } from './catalog-view';
+import { eventStatus, eventView, ticketTypeStatus, type Availability } from './catalog-view';
+
+/** What the stock store would say: capacity less sold. */
+const left = (...pools: PoolRow[]): Availability =>
+  new Map(pools.map((p) => [p.id, p.capacity === null ? null : p.capacity - p.sold]));
 
 const NOW = new Date('2026-11-22T00:00:00Z');
 const day = (n: number) => new Date(NOW.getTime() + n * 86_400_000);
@@ -47,11 +51,13 @@ describe('ticket type status', () => {
 
 describe('event view', () => {
   it('derives prices from purchasable types and remaining tickets from pools', () => {
+    const pools = [pool({ capacity: 100, sold: 40 }), pool({ id: '2', capacity: 50, sold: 50 })];
     const view = eventView(
       event(),
       undefined,
-      [pool({ capacity: 100, sold: 40 }), pool({ id: '2', capacity: 50, sold: 50 })],
+      pools,
       [type({ price_cents: '8950' }), type({ id: '2', price_cents: '4500' }), type({ id: '3', price_cents: '100', hidden: true })],
+      left(...pools),
       SETTINGS,
       NOW,
     );
@@ -62,12 +68,14 @@ describe('event view', () => {
   });
 
   it('reports remaining as null when any pool is uncapped', () => {
-    const view = eventView(event(), undefined, [pool(), pool({ id: '2', capacity: null })], [type()], SETTINGS, NOW);
+    const pools = [pool(), pool({ id: '2', capacity: null })];
+    const view = eventView(event(), undefined, pools, [type()], left(...pools), SETTINGS, NOW);
     expect(view.ticketing?.ticketsRemaining).toBeUndefined();
   });
 
   it('is sold out when every pool is, or when marked so', () => {
-    expect(eventView(event(), undefined, [pool({ sold: 100 })], [type()], SETTINGS, NOW).soldOut).toBe(true);
-    expect(eventView(event({ marked_sold_out: true }), undefined, [pool()], [type()], SETTINGS, NOW).soldOut).toBe(true);
+    const soldOut = pool({ sold: 100 });
+    expect(eventView(event(), undefined, [soldOut], [type()], left(soldOut), SETTINGS, NOW).soldOut).toBe(true);
+    expect(eventView(event({ marked_sold_out: true }), undefined, [pool()], [type()], left(pool()), SETTINGS, NOW).soldOut).toBe(true);
   });
 });

@@ -8,17 +8,15 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { EventRow, PoolRow, TicketTypeRow, VenueRow } from '../storage/catalog-repository';
 
 export type EventInit = MessageInitShape<typeof gen.inventory.EventSchema>;
-type VenueInit = MessageInitShape<typeof gen.inventory.VenueSchema>;
-type TicketTypeInit = MessageInitShape<typeof gen.inventory.TicketTypeSchema>;
+export type VenueInit = MessageInitShape<typeof gen.inventory.VenueSchema>;
 
 export interface CatalogSettings {
   /** Public site where event pages live, e.g. https://tickets.example.com */
   publicSiteUrl: string;
 }
 
-/** Tickets still available in a pool; null for an uncapped pool. */
-export const poolAvailable = (pool: PoolRow): number | null =>
-  pool.capacity === null ? null : Math.max(0, pool.capacity - pool.sold);
+/** Live availability per pool id (from the stock store); null = uncapped. */
+export type Availability = Map<string, number | null>;
 
 export function eventStatus(event: EventRow, now: Date): string {
   if (event.status === 'cancelled') return 'cancelled';
@@ -60,14 +58,17 @@ export function venueView(venue: VenueRow): VenueInit {
   };
 }
 
+export type TicketTypeInit = MessageInitShape<typeof gen.inventory.TicketTypeSchema>;
+
 export function ticketTypeView(
   type: TicketTypeRow,
   event: EventRow,
   pools: Map<string, PoolRow>,
+  availability: Availability,
   now: Date,
 ): TicketTypeInit {
   const pool = pools.get(type.pool_ids[0] ?? '');
-  const available = pool ? poolAvailable(pool) : 0;
+  const available = pool ? (availability.get(pool.id) ?? null) : 0;
   return {
     object: 'ticket_type',
     id: BigInt(type.id),
@@ -97,16 +98,17 @@ export function eventView(
   venue: VenueRow | undefined,
   pools: PoolRow[],
   types: TicketTypeRow[],
+  availability: Availability,
   settings: CatalogSettings,
   now: Date,
 ): EventInit {
   const purchasable = types.filter((type) => !type.hidden).map((type) => BigInt(type.price_cents));
   const min = purchasable.length ? purchasable.reduce((a, b) => (b < a ? b : a)) : undefined;
   const max = purchasable.length ? purchasable.reduce((a, b) => (b > a ? b : a)) : undefined;
-  const availability = pools.map(poolAvailable);
-  const uncapped = availability.some((available) => available === null);
-  const remaining = uncapped ? undefined : availability.reduce<number>((sum, available) => sum + (available ?? 0), 0);
-  const everyPoolSoldOut = pools.length > 0 && availability.every((available) => available === 0);
+  const left = pools.map((pool) => availability.get(pool.id) ?? null);
+  const uncapped = left.some((available) => available === null);
+  const remaining = uncapped ? undefined : left.reduce<number>((sum, available) => sum + (available ?? 0), 0);
+  const everyPoolSoldOut = pools.length > 0 && left.every((available) => available === 0);
   return {
     object: 'event',
     id: BigInt(event.id),

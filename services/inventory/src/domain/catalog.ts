@@ -1,24 +1,130 @@
-/** Catalog reads for one organisation: the story of GET /events/{id} and friends. */
-import { notFound, type RequestContext } from '@partner-api/shared';
-import type { CatalogRepository } from '../storage/catalog-repository';
-import { eventView, type CatalogSettings, type EventInit } from './catalog-view';
+/**
+ * Catalog reads for one organisation: the story of GET /events, /events/{id},
+ * /events/{id}/ticket_types, /venues and /venues/{id}. Anything belonging to
+ * another organisation is simply missing.
+ */
+import { ApiError, notFound, type RequestContext } from '@partner-api/shared';
+import type { CatalogRepository, EventRow, StatusFilter, TimeFilter } from '../storage/catalog-repository';
+import type { StockStore } from '../storage/stock-store';
+import { eventView, ticketTypeView, venueView, type CatalogSettings, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
+import { decodePosition, encodePosition } from './keyset';
+
+export interface ListPage<T> {
+  data: T[];
+  pageInfo: { hasMore: boolean; nextAfter: string };
+}
+
+export interface EventListRequest {
+  status: string;
+  time: string;
+  q?: string | undefined;
+  updatedSince?: string | undefined;
+  limit: number;
+  after: string;
+}
+
+const STATUSES: StatusFilter[] = ['published', 'draft', 'pending_review', 'cancelled', 'ended', 'all'];
+const TIMES: TimeFilter[] = ['upcoming', 'past', 'all'];
+
+/** Words of a free-text query, safe for to_tsquery: letters and digits only. */
+export function searchTerms(q: string): string[] {
+  return q
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .slice(0, 8);
+}
 
 export class Catalog {
   constructor(
     private readonly repository: CatalogRepository,
+    private readonly stock: StockStore,
     private readonly settings: CatalogSettings,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** An event of the caller's organisation by id or slug; anyone else's is simply missing. */
-  async getEvent(ctx: RequestContext, idOrSlug: string): Promise<EventInit> {
+  /**
+   * The API view of several events, their venues, pools and types read in a
+   * few batched queries; `repository` may be bound to a transaction.
+   */
+  async views(events: EventRow[], repository: CatalogRepository = this.repository): Promise<EventInit[]> {
+    const eventIds = events.map((event) => event.id);
+    const venueIds = [...new Set(events.flatMap((event) => (event.venue_id ? [event.venue_id] : [])))];
+    const [venues, pools, types] = await Promise.all([
+      repository.venuesByIds(venueIds),
+      repository.poolsForEvents(eventIds),
+      repository.ticketTypesForEvents(eventIds),
+    ]);
+    const availability = await this.stock.availability(pools);
+    const now = this.clock();
+    return events.map((event) =>
+      eventView(
+        event,
+        venues.get(event.venue_id ?? ''),
+        pools.filter((pool) => pool.event_id === event.id),
+        types.filter((type) => type.event_id === event.id),
+        availability,
+        this.settings,
+        now,
+      ),
+    );
+  }
+
+  private async findEvent(ctx: RequestContext, idOrSlug: string): Promise<EventRow> {
     const event = await this.repository.findEvent(ctx.organisationId, idOrSlug);
     if (!event) throw notFound('event');
-    const [venues, pools, types] = await Promise.all([
-      this.repository.venuesByIds(event.venue_id ? [event.venue_id] : []),
-      this.repository.poolsForEvents([event.id]),
-      this.repository.ticketTypesForEvents([event.id]),
-    ]);
-    return eventView(event, venues.get(event.venue_id ?? ''), pools, types, this.settings, this.clock());
+    return event;
+  }
+
+  async getEvent(ctx: RequestContext, idOrSlug: string): Promise<EventInit> {
+    const [view] = await this.views([await this.findEvent(ctx, idOrSlug)]);
+    return view!;
+  }
+
+  async listEvents(ctx: RequestContext, request: EventListRequest): Promise<ListPage<EventInit>> {
+    const status = (request.status || 'published') as StatusFilter;
+    const time = (request.time || 'upcoming') as TimeFilter;
+    if (!STATUSES.includes(status)) throw new ApiError('parameter_invalid', `status must be one of ${STATUSES.join(', ')}.`, 'status');
+    if (!TIMES.includes(time)) throw new ApiError('parameter_invalid', `time must be one of ${TIMES.join(', ')}.`, 'time');
+    const updatedSince = request.updatedSince ? new Date(request.updatedSince) : undefined;
+    if (updatedSince && Number.isNaN(updatedSince.getTime())) {
+      throw new ApiError('parameter_invalid', 'updated_since must be an ISO-8601 time.', 'updated_since');
+    }
+    const page = await this.repository.listEvents({
+      organisationId: ctx.organisationId,
+      status,
+      time,
+      terms: request.q === undefined ? undefined : searchTerms(request.q),
+      updatedSince,
+      limit: request.limit,
+      after: decodePosition(request.after, 2) as [string, string] | undefined,
+      now: this.clock(),
+    });
+    return { data: await this.views(page.rows), pageInfo: { hasMore: page.hasMore, nextAfter: encodePosition(page.last) } };
+  }
+
+  /** Every ticket type of the event, hidden ones included (status `hidden`), in one page. */
+  async listTicketTypes(ctx: RequestContext, eventIdOrSlug: string): Promise<TicketTypeInit[]> {
+    return this.ticketTypeViews(await this.findEvent(ctx, eventIdOrSlug));
+  }
+
+  async ticketTypeViews(event: EventRow, repository: CatalogRepository = this.repository): Promise<TicketTypeInit[]> {
+    const [pools, types] = await Promise.all([repository.poolsForEvents([event.id]), repository.ticketTypesForEvents([event.id])]);
+    const availability = await this.stock.availability(pools);
+    const poolsById = new Map(pools.map((pool) => [pool.id, pool]));
+    const now = this.clock();
+    return types.map((type) => ticketTypeView(type, event, poolsById, availability, now));
+  }
+
+  async listVenues(ctx: RequestContext, limit: number, after: string): Promise<ListPage<VenueInit>> {
+    const position = decodePosition(after, 1);
+    const page = await this.repository.listVenues(ctx.organisationId, limit, position?.[0]);
+    return { data: page.rows.map(venueView), pageInfo: { hasMore: page.hasMore, nextAfter: encodePosition(page.last) } };
+  }
+
+  async getVenue(ctx: RequestContext, id: bigint): Promise<VenueInit> {
+    const venue = await this.repository.findVenue(ctx.organisationId, id.toString());
+    if (!venue) throw notFound('venue');
+    return venueView(venue);
   }
 }

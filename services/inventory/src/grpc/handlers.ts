@@ -1,11 +1,30 @@
 /** gRPC handlers: decode, call the domain, return the API-shaped message. */
 import type { gen, ServiceHandlers } from '@partner-api/shared';
 import type { Catalog } from '../domain/catalog';
+import type { CatalogAdmin } from '../domain/catalog-admin';
 
 type InventoryMethods = (typeof gen.inventory.InventoryService)['method'];
 
-export function inventoryHandlers(catalog: Catalog): Partial<ServiceHandlers<InventoryMethods>> {
+export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin): Partial<ServiceHandlers<InventoryMethods>> {
   return {
     getEvent: (request, ctx) => catalog.getEvent(ctx, request.idOrSlug),
+    listEvents: async (request, ctx) =>
+      catalog.listEvents(ctx, {
+        status: request.status,
+        time: request.time,
+        q: request.q,
+        updatedSince: request.updatedSince,
+        limit: request.page?.limit || 25,
+        after: request.page?.after ?? '',
+      }),
+    listTicketTypes: async (request, ctx) => ({ data: await catalog.listTicketTypes(ctx, request.eventIdOrSlug) }),
+    listVenues: (request, ctx) => catalog.listVenues(ctx, request.page?.limit || 25, request.page?.after ?? ''),
+    getVenue: (request, ctx) => catalog.getVenue(ctx, request.id),
+
+    upsertVenue: (request, ctx) => admin.upsertVenue(ctx, request),
+    upsertEvent: (request, ctx) => admin.upsertEvent(ctx, request),
+    changeEventStatus: (request, ctx) => admin.changeEventStatus(ctx, request.idOrSlug, request.action),
+    upsertPool: (request, ctx) => admin.upsertPool(ctx, request),
+    upsertTicketType: (request, ctx) => admin.upsertTicketType(ctx, request),
   };
 }

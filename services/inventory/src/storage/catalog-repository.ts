@@ -1,5 +1,8 @@
 /** Reads of the catalog tables. Every event query is scoped to the organisation. */
-import type { Pool } from '@partner-api/shared';
+import type { Pool, PoolClient } from '@partner-api/shared';
+
+/** A pool or a transaction's client: reads work the same on either. */
+export type Queryable = Pick<Pool | PoolClient, 'query'>;
 
 export interface VenueRow {
   id: string;
@@ -65,16 +68,125 @@ export interface TicketTypeRow {
 }
 
 /** Ids are digits; anything else is looked up as a slug. */
-const isNumericId = (idOrSlug: string) => /^[0-9]{1,18}$/.test(idOrSlug);
+export const isNumericId = (idOrSlug: string) => /^[0-9]{1,18}$/.test(idOrSlug);
+
+export type StatusFilter = 'published' | 'draft' | 'pending_review' | 'cancelled' | 'ended' | 'all';
+export type TimeFilter = 'upcoming' | 'past' | 'all';
+
+export interface EventListQuery {
+  organisationId: number;
+  status: StatusFilter;
+  time: TimeFilter;
+  /** Search terms, already reduced to words. */
+  terms: string[] | undefined;
+  updatedSince: Date | undefined;
+  limit: number;
+  /** Keyset position: [starts_at as text, id] of the last row seen. */
+  after: [string, string] | undefined;
+  now: Date;
+}
+
+export interface Page<T> {
+  rows: T[];
+  hasMore: boolean;
+  /** Keyset position of the last row returned. */
+  last: string[] | undefined;
+}
+
+/** Builds a WHERE clause with numbered parameters. */
+class Where {
+  readonly params: unknown[] = [];
+  private readonly clauses: string[] = [];
+
+  param(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+
+  add(clause: string): void {
+    this.clauses.push(clause);
+  }
+
+  toString(): string {
+    return this.clauses.length ? `WHERE ${this.clauses.join(' AND ')}` : '';
+  }
+}
+
+// When an event is over: its end, or its start when it has no end.
+const ENDED_AT = 'coalesce(e.ends_at, e.starts_at)';
 
 export class CatalogRepository {
-  constructor(private readonly pool: Pool) {}
+  constructor(private readonly pool: Queryable) {}
 
-  async findEvent(organisationId: number, idOrSlug: string): Promise<EventRow | undefined> {
+  /** `forUpdate` locks the row for the rest of the caller's transaction. */
+  async findEvent(organisationId: number, idOrSlug: string, forUpdate = false): Promise<EventRow | undefined> {
     const byId = isNumericId(idOrSlug);
     const { rows } = await this.pool.query<EventRow>(
-      `SELECT * FROM events WHERE organisation_id = $1 AND ${byId ? 'id = $2::bigint' : 'slug = $2'}`,
+      `SELECT * FROM events WHERE organisation_id = $1 AND ${byId ? 'id = $2::bigint' : 'slug = $2'}${forUpdate ? ' FOR UPDATE' : ''}`,
       [organisationId, idOrSlug],
+    );
+    return rows[0];
+  }
+
+  /**
+   * One page of the organisation's events. Status `ended` and the time
+   * filters are computed from `now`, matching how a single event is shown.
+   */
+  async listEvents(query: EventListQuery): Promise<Page<EventRow>> {
+    const where = new Where();
+    where.add(`e.organisation_id = ${where.param(query.organisationId)}`);
+    const now = where.param(query.now);
+    if (query.status === 'ended') where.add(`e.status <> 'cancelled' AND ${ENDED_AT} <= ${now}`);
+    else if (query.status === 'cancelled') where.add(`e.status = 'cancelled'`);
+    else if (query.status !== 'all') where.add(`e.status = ${where.param(query.status)} AND ${ENDED_AT} > ${now}`);
+    if (query.time === 'upcoming') where.add(`${ENDED_AT} > ${now}`);
+    if (query.time === 'past') where.add(`${ENDED_AT} <= ${now}`);
+    if (query.terms) {
+      // Every term must match a word of the title or summary as a prefix.
+      const tsquery = query.terms.map((term) => `${term}:*`).join(' & ');
+      where.add(query.terms.length ? `e.search @@ to_tsquery('simple', ${where.param(tsquery)})` : 'false');
+    }
+    if (query.updatedSince) where.add(`e.updated_at >= ${where.param(query.updatedSince)}`);
+    const descending = query.time === 'past';
+    if (query.after) {
+      const [startsAt, id] = query.after;
+      where.add(`(e.starts_at, e.id) ${descending ? '<' : '>'} (${where.param(startsAt)}::timestamptz, ${where.param(id)}::bigint)`);
+    }
+    const direction = descending ? 'DESC' : 'ASC';
+    const { rows } = await this.pool.query<EventRow & { sort_key: string }>(
+      `SELECT e.*, e.starts_at::text AS sort_key FROM events e ${where}
+        ORDER BY e.starts_at ${direction}, e.id ${direction}
+        LIMIT ${where.param(query.limit + 1)}`,
+      where.params,
+    );
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return { rows: page, hasMore: rows.length > query.limit, last: last && [last.sort_key, last.id] };
+  }
+
+  /** Venues the organisation's events use, live ones only, by id. */
+  async listVenues(organisationId: number, limit: number, afterId: string | undefined): Promise<Page<VenueRow>> {
+    const { rows } = await this.pool.query<VenueRow>(
+      `SELECT v.* FROM venues v
+        WHERE v.removed_at IS NULL
+          AND EXISTS (SELECT 1 FROM events e WHERE e.venue_id = v.id AND e.organisation_id = $1)
+          AND v.id > $2::bigint
+        ORDER BY v.id
+        LIMIT $3`,
+      [organisationId, afterId ?? '0', limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { rows: page, hasMore: rows.length > limit, last: last && [last.id] };
+  }
+
+  /** A venue one of the organisation's events points at, removed or not. */
+  async findVenue(organisationId: number, id: string): Promise<VenueRow | undefined> {
+    const { rows } = await this.pool.query<VenueRow>(
+      `SELECT v.* FROM venues v
+        WHERE v.id = $2::bigint
+          AND EXISTS (SELECT 1 FROM events e WHERE e.venue_id = v.id AND e.organisation_id = $1)`,
+      [organisationId, id],
     );
     return rows[0];
   }

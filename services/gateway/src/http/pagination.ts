@@ -1,0 +1,90 @@
+/**
+ * Pagination for list endpoints: `limit` 1–100 (default 25) and opaque
+ * cursors. A service pages by an internal keyset position; the gateway seals
+ * it with AES-256-GCM, bound to the organisation, the endpoint and the
+ * filters of the listing. Clients can neither read nor forge one, and a
+ * cursor from another listing is refused as `400 parameter_invalid`.
+ */
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { ApiError, type gen } from '@partner-api/shared';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { z } from '../openapi/zod';
+
+export const PaginationQuery = z.object({
+  limit: z.coerce
+    .number({ error: 'limit must be an integer from 1 to 100.' })
+    .int({ error: 'limit must be an integer from 1 to 100.' })
+    .min(1, { error: 'limit must be an integer from 1 to 100.' })
+    .max(100, { error: 'limit must be an integer from 1 to 100.' })
+    .default(25)
+    .openapi({ description: 'Page size, 1 to 100.', example: 25 }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .openapi({ description: 'Opaque `next_cursor` from the previous page.' }),
+});
+
+export class CursorSealer {
+  private readonly key: Buffer;
+
+  constructor(secret: string) {
+    this.key = createHash('sha256').update(`partner-api cursor v1:${secret}`).digest();
+  }
+
+  /** `scope` names the listing: endpoint, organisation and filters. */
+  seal(position: string, scope: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(scope));
+    const body = Buffer.concat([cipher.update(position, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+  }
+
+  unseal(cursor: string, scope: string): string {
+    try {
+      const raw = Buffer.from(cursor, 'base64url');
+      if (raw.length < 29) throw new Error('short');
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+      decipher.setAAD(Buffer.from(scope));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    } catch {
+      throw new ApiError('parameter_invalid', 'The cursor is not valid for this listing. Pass back a next_cursor unchanged.', 'cursor');
+    }
+  }
+}
+
+type PageInfo = MessageShape<typeof gen.common.PageInfoSchema>;
+
+/** A listing's page request and the list envelope built from its answer. */
+export class Pager {
+  constructor(
+    private readonly sealer: CursorSealer,
+    private readonly scope: string,
+  ) {}
+
+  page(query: { limit: number; cursor?: string | undefined }): { limit: number; after: string } {
+    return { limit: query.limit, after: query.cursor ? this.sealer.unseal(query.cursor, this.scope) : '' };
+  }
+
+  envelope<T>(data: T[], pageInfo: PageInfo | undefined) {
+    const hasMore = Boolean(pageInfo?.hasMore && pageInfo.nextAfter);
+    return {
+      object: 'list' as const,
+      data,
+      has_more: hasMore,
+      next_cursor: hasMore ? this.sealer.seal(pageInfo!.nextAfter, this.scope) : null,
+    };
+  }
+}
+
+/** One scope string per listing: the same filters give the same scope. */
+export function listingScope(endpoint: string, organisationId: number, filters: Record<string, unknown>): string {
+  const stable = Object.keys(filters)
+    .sort()
+    .map((key) => `${key}=${filters[key] ?? ''}`)
+    .join('&');
+  return `${endpoint}|org=${organisationId}|${stable}`;
+}

@@ -1,0 +1,303 @@
+/**
+ * Platform operations on the catalog (run by partnerctl over gRPC): create
+ * and edit venues, events, pools and ticket types; publish, cancel and mark
+ * events sold out. Each change and the event it announces commit together
+ * through the outbox.
+ */
+import { create, type MessageShape } from '@bufbuild/protobuf';
+import {
+  ApiError,
+  appendToOutbox,
+  buildEvent,
+  gen,
+  inTransaction,
+  notFound,
+  parseCents,
+  toApiJson,
+  type EventType,
+  type Pool,
+  type PoolClient,
+  type RequestContext,
+} from '@partner-api/shared';
+import { CatalogRepository, type EventRow } from '../storage/catalog-repository';
+import type { StockStore } from '../storage/stock-store';
+import type { Catalog } from './catalog';
+import { venueView, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
+
+type UpsertVenue = MessageShape<typeof gen.inventory.UpsertVenueRequestSchema>;
+type UpsertEvent = MessageShape<typeof gen.inventory.UpsertEventRequestSchema>;
+type UpsertPool = MessageShape<typeof gen.inventory.UpsertPoolRequestSchema>;
+type UpsertTicketType = MessageShape<typeof gen.inventory.UpsertTicketTypeRequestSchema>;
+type PoolInit = { object: 'pool'; id: bigint; eventId: bigint; name: string; capacity?: bigint };
+
+const invalid = (param: string, message: string) => new ApiError('parameter_invalid', message, param);
+const required = (param: string) => new ApiError('parameter_missing', `${param} is required.`, param);
+
+/** Empty text clears a nullable field; anything else is kept as given. */
+const nullable = (value: string) => (value === '' ? null : value);
+
+function timestamp(param: string, value: string): Date | null {
+  if (value === '') return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw invalid(param, `${param} must be an ISO-8601 time.`);
+  return date;
+}
+
+function cents(param: string, value: string): number {
+  try {
+    return parseCents(value);
+  } catch {
+    throw invalid(param, `${param} must be a decimal amount like "49.90".`);
+  }
+}
+
+/** Column ← field, for the event fields an operator may change, in API names. */
+const EVENT_COLUMNS: Record<string, { column: string; read: (value: string) => unknown }> = {
+  slug: { column: 'slug', read: (value) => value },
+  title: { column: 'title', read: (value) => value },
+  summary: { column: 'summary', read: nullable },
+  description: { column: 'description', read: nullable },
+  starts_at: { column: 'starts_at', read: (value) => timestamp('starts_at', value) },
+  ends_at: { column: 'ends_at', read: (value) => timestamp('ends_at', value) },
+  timezone: { column: 'timezone', read: (value) => value },
+  doors: { column: 'doors', read: nullable },
+  image_url: { column: 'image_url', read: nullable },
+  on_sale_at: { column: 'on_sale_at', read: (value) => timestamp('on_sale_at', value) },
+};
+
+const sameValue = (a: unknown, b: unknown) =>
+  a instanceof Date || b instanceof Date
+    ? (a as Date | null)?.getTime() === (b as Date | null)?.getTime()
+    : JSON.stringify(a) === JSON.stringify(b);
+
+export class CatalogAdmin {
+  constructor(
+    private readonly pool: Pool,
+    private readonly catalog: Catalog,
+    private readonly stock: StockStore,
+  ) {}
+
+  private async emit(client: PoolClient, ctx: RequestContext, type: EventType, view: EventInit, extra = {}): Promise<void> {
+    const object = toApiJson(gen.inventory.EventSchema, create(gen.inventory.EventSchema, view));
+    const event = buildEvent(type, { organisationId: ctx.organisationId, livemode: true }, object, extra);
+    await appendToOutbox(client, event, `event:${view.id}`);
+  }
+
+  private async lockedEvent(client: PoolClient, ctx: RequestContext, idOrSlug: string): Promise<EventRow> {
+    const event = await new CatalogRepository(client).findEvent(ctx.organisationId, idOrSlug, true);
+    if (!event) throw notFound('event');
+    return event;
+  }
+
+  async upsertVenue(_ctx: RequestContext, request: UpsertVenue): Promise<VenueInit> {
+    const fields = request.fields ?? create(gen.inventory.VenueFieldsSchema);
+    const values: Record<string, unknown> = {
+      name: fields.name, slug: fields.slug, line1: fields.line1, line2: fields.line2 === undefined ? undefined : nullable(fields.line2),
+      locality: fields.locality, state: fields.state, postal_code: fields.postalCode, country: fields.country?.toUpperCase(),
+      lat: fields.lat, lng: fields.lng, url: fields.url === undefined ? undefined : nullable(fields.url),
+      phone: fields.phone === undefined ? undefined : nullable(fields.phone),
+      removed_at: fields.removed === undefined ? undefined : fields.removed ? new Date() : null,
+    };
+    const set = Object.entries(values).filter(([, value]) => value !== undefined);
+    const { rows } = await (request.id === undefined
+      ? (() => {
+          for (const column of ['name', 'slug', 'line1', 'locality', 'state', 'postal_code', 'country']) {
+            if (values[column] === undefined) throw required(column);
+          }
+          return this.pool.query(
+            `INSERT INTO venues (${set.map(([column]) => column).join(', ')}) VALUES (${set.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *`,
+            set.map(([, value]) => value),
+          );
+        })()
+      : this.pool.query(
+          `UPDATE venues SET ${[...set.map(([column], i) => `${column} = $${i + 2}`), 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`,
+          [request.id, ...set.map(([, value]) => value)],
+        ));
+    if (!rows[0]) throw notFound('venue');
+    return venueView(rows[0]);
+  }
+
+  async upsertEvent(ctx: RequestContext, request: UpsertEvent): Promise<EventInit> {
+    const fields = request.fields ?? create(gen.inventory.EventFieldsSchema);
+    const given = Object.entries(EVENT_COLUMNS).flatMap(([name, { column, read }]) => {
+      const value = (fields as unknown as Record<string, string | undefined>)[camel(name)];
+      return value === undefined ? [] : [{ name, column, value: read(value) }];
+    });
+    if (fields.venueId !== undefined) given.push({ name: 'venue', column: 'venue_id', value: fields.venueId.toString() });
+    if (fields.setCategories) given.push({ name: 'categories', column: 'categories', value: fields.categories });
+
+    return inTransaction(this.pool, async (client) => {
+      const repository = new CatalogRepository(client);
+      if (request.idOrSlug === undefined) {
+        for (const column of ['slug', 'title', 'starts_at', 'timezone']) {
+          if (!given.some((field) => field.column === column)) throw required(column);
+        }
+        const { rows } = await client.query<{ id: string }>(
+          `INSERT INTO events (organisation_id, status, ${given.map((field) => field.column).join(', ')})
+           VALUES ($1, 'draft', ${given.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id`,
+          [ctx.organisationId, ...given.map((field) => field.value)],
+        );
+        const event = await repository.findEvent(ctx.organisationId, rows[0]!.id);
+        return (await this.catalog.views([event!], repository))[0]!;
+      }
+      const before = await this.lockedEvent(client, ctx, request.idOrSlug);
+      const changed = given.filter((field) => !sameValue((before as unknown as Record<string, unknown>)[field.column], field.value));
+      if (changed.length === 0) return (await this.catalog.views([before], repository))[0]!;
+      await client.query(
+        `UPDATE events SET ${changed.map((field, i) => `${field.column} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
+        [before.id, ...changed.map((field) => field.value)],
+      );
+      const view = (await this.catalog.views([(await repository.findEvent(ctx.organisationId, before.id))!], repository))[0]!;
+      if (before.status === 'published') {
+        await this.emit(client, ctx, 'event.updated', view, { changed_fields: changed.map((field) => field.name) });
+      }
+      return view;
+    });
+  }
+
+  async changeEventStatus(ctx: RequestContext, idOrSlug: string, action: string): Promise<EventInit> {
+    return inTransaction(this.pool, async (client) => {
+      const repository = new CatalogRepository(client);
+      const event = await this.lockedEvent(client, ctx, idOrSlug);
+      const transition = async (to: EventRow['status'], from: EventRow['status'][], announce?: EventType) => {
+        if (event.status === to) return;
+        if (!from.includes(event.status)) throw invalid('action', `Cannot ${action} an event that is ${event.status}.`);
+        await client.query('UPDATE events SET status = $2, updated_at = now() WHERE id = $1', [event.id, to]);
+        if (announce) await this.emit(client, ctx, announce, await this.viewOf(repository, ctx, event.id));
+      };
+      switch (action) {
+        case 'publish':
+          await transition('published', ['draft', 'pending_review'], 'event.published');
+          break;
+        case 'unpublish':
+          await transition('draft', ['published', 'pending_review']);
+          break;
+        case 'submit_for_review':
+          await transition('pending_review', ['draft']);
+          break;
+        case 'cancel':
+          await transition('cancelled', ['draft', 'pending_review', 'published'], 'event.cancelled');
+          break;
+        case 'mark_sold_out':
+          if (!event.marked_sold_out) {
+            await client.query('UPDATE events SET marked_sold_out = true, updated_at = now() WHERE id = $1', [event.id]);
+            await this.emit(client, ctx, 'event.sold_out', await this.viewOf(repository, ctx, event.id));
+          }
+          break;
+        default:
+          throw invalid('action', 'action must be publish, unpublish, submit_for_review, cancel or mark_sold_out.');
+      }
+      return this.viewOf(repository, ctx, event.id);
+    });
+  }
+
+  private async viewOf(repository: CatalogRepository, ctx: RequestContext, eventId: string): Promise<EventInit> {
+    const event = await repository.findEvent(ctx.organisationId, eventId);
+    return (await this.catalog.views([event!], repository))[0]!;
+  }
+
+  async upsertPool(ctx: RequestContext, request: UpsertPool): Promise<PoolInit> {
+    const fields = request.fields ?? create(gen.inventory.PoolFieldsSchema);
+    const capacity = fields.uncapped ? null : fields.capacity === undefined ? undefined : Number(fields.capacity);
+    if (typeof capacity === 'number' && (!Number.isSafeInteger(capacity) || capacity < 0)) {
+      throw invalid('capacity', 'capacity must be a whole number of tickets.');
+    }
+    const row = await inTransaction(this.pool, async (client) => {
+      if (request.id === undefined) {
+        if (request.eventIdOrSlug === undefined) throw required('event_id');
+        if (!fields.name) throw required('name');
+        if (capacity === undefined) throw required('capacity');
+        const event = await this.lockedEvent(client, ctx, request.eventIdOrSlug);
+        const { rows } = await client.query('INSERT INTO pools (event_id, name, capacity) VALUES ($1, $2, $3) RETURNING *', [
+          event.id, fields.name, capacity,
+        ]);
+        return rows[0];
+      }
+      const { rows: found } = await client.query(
+        `SELECT p.* FROM pools p JOIN events e ON e.id = p.event_id WHERE p.id = $1 AND e.organisation_id = $2 FOR UPDATE OF p`,
+        [request.id, ctx.organisationId],
+      );
+      const before = found[0];
+      if (!before) throw notFound('pool');
+      if (typeof capacity === 'number' && capacity < before.sold) {
+        throw invalid('capacity', `capacity cannot go below the ${before.sold} tickets already sold.`);
+      }
+      const { rows } = await client.query(
+        'UPDATE pools SET name = coalesce($2, name), capacity = CASE WHEN $4 THEN $3::integer ELSE capacity END WHERE id = $1 RETURNING *',
+        [before.id, fields.name ?? null, capacity ?? null, capacity !== undefined],
+      );
+      const after = rows[0];
+      if (capacity !== undefined) {
+        if (before.capacity === null || after.capacity === null) await this.stock.forget(after);
+        else await this.stock.adjust(after, after.capacity - before.capacity);
+      }
+      return after;
+    });
+    return { object: 'pool', id: BigInt(row.id), eventId: BigInt(row.event_id), name: row.name, capacity: row.capacity === null ? undefined : BigInt(row.capacity) };
+  }
+
+  async upsertTicketType(ctx: RequestContext, request: UpsertTicketType): Promise<TicketTypeInit> {
+    const fields = request.fields ?? create(gen.inventory.TicketTypeFieldsSchema);
+    const values: Record<string, unknown> = {
+      name: fields.name,
+      description: fields.description === undefined ? undefined : nullable(fields.description),
+      price_cents: fields.price === undefined ? undefined : cents('price', fields.price),
+      booking_fee_cents: fields.bookingFee === undefined ? undefined : cents('booking_fee', fields.bookingFee),
+      gst_applies: fields.gstApplies,
+      min_per_order: fields.minPerOrder,
+      max_per_order: fields.maxPerOrder,
+      sale_starts_at: fields.saleStartsAt === undefined ? undefined : timestamp('sale_starts_at', fields.saleStartsAt),
+      sale_ends_at: fields.saleEndsAt === undefined ? undefined : timestamp('sale_ends_at', fields.saleEndsAt),
+      hidden: fields.hidden,
+      seated: fields.seated,
+    };
+    const set = Object.entries(values).filter(([, value]) => value !== undefined);
+    return inTransaction(this.pool, async (client) => {
+      let event: EventRow;
+      let typeId: string;
+      if (request.id === undefined) {
+        if (request.eventIdOrSlug === undefined) throw required('event_id');
+        for (const column of ['name', 'price_cents']) if (values[column] === undefined) throw required(column === 'price_cents' ? 'price' : column);
+        if (fields.poolIds.length === 0) throw required('pool_ids');
+        event = await this.lockedEvent(client, ctx, request.eventIdOrSlug);
+        const { rows } = await client.query<{ id: string }>(
+          `INSERT INTO ticket_types (event_id, ${set.map(([column]) => column).join(', ')})
+           VALUES ($1, ${set.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id`,
+          [event.id, ...set.map(([, value]) => value)],
+        );
+        typeId = rows[0]!.id;
+      } else {
+        const { rows } = await client.query<{ id: string; event_id: string }>(
+          `SELECT tt.id, tt.event_id FROM ticket_types tt JOIN events e ON e.id = tt.event_id
+            WHERE tt.id = $1 AND e.organisation_id = $2 FOR UPDATE OF tt`,
+          [request.id, ctx.organisationId],
+        );
+        if (!rows[0]) throw notFound('ticket type');
+        typeId = rows[0].id;
+        event = await this.lockedEvent(client, ctx, rows[0].event_id);
+        if (set.length > 0) {
+          await client.query(
+            `UPDATE ticket_types SET ${set.map(([column], i) => `${column} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
+            [typeId, ...set.map(([, value]) => value)],
+          );
+        }
+      }
+      if (fields.poolIds.length > 0) {
+        const { rows: pools } = await client.query('SELECT id FROM pools WHERE event_id = $1 AND id = ANY($2::bigint[])', [
+          event.id, fields.poolIds.map(String),
+        ]);
+        if (pools.length !== new Set(fields.poolIds).size) throw invalid('pool_ids', "pool_ids must be pools of the ticket type's event.");
+        await client.query('DELETE FROM ticket_type_pools WHERE ticket_type_id = $1', [typeId]);
+        for (const [position, poolId] of fields.poolIds.entries()) {
+          await client.query('INSERT INTO ticket_type_pools (ticket_type_id, pool_id, position) VALUES ($1, $2, $3)', [typeId, poolId, position]);
+        }
+      }
+      const views = await this.catalog.ticketTypeViews(event, new CatalogRepository(client));
+      return views.find((view) => view.id === BigInt(typeId))!;
+    });
+  }
+}
+
+function camel(name: string): string {
+  return name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
