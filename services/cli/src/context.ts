@@ -1,15 +1,40 @@
 /** What every command needs: configuration, a logger and per-schema pools, closed at the end. */
 import { z } from 'zod';
-import { createLogger, createPool, databaseEnv, loadConfig, type Pool } from '@partner-api/shared';
+import {
+  createLogger,
+  createPool,
+  createServiceClient,
+  databaseEnv,
+  gen,
+  loadConfig,
+  randomBase62,
+  type Pool,
+  type RequestContext,
+  type ServiceClient,
+} from '@partner-api/shared';
 
 export const cliEnv = databaseEnv.extend({
   LOG_LEVEL: z.string().default('warn'),
+  INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
 });
+
+type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
 
 export class CliContext {
   readonly config = loadConfig(cliEnv);
   readonly logger = createLogger('partnerctl', this.config.LOG_LEVEL);
   private readonly pools = new Map<string, Pool>();
+  private inventoryClient: InventoryClient | undefined;
+
+  get inventory(): InventoryClient {
+    this.inventoryClient ??= createServiceClient(gen.inventory.InventoryService, this.config.INVENTORY_GRPC_ADDR);
+    return this.inventoryClient;
+  }
+
+  /** Operator calls act for one organisation, as a live key would. */
+  asOrganisation(organisationId: number): RequestContext {
+    return { organisationId, mode: 'live', keyId: 0, requestId: `cli_${randomBase62(16)}` };
+  }
 
   pool(schema: string): Pool {
     let pool = this.pools.get(schema);
@@ -21,6 +46,7 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
+    this.inventoryClient?.close();
     await Promise.all([...this.pools.values()].map((pool) => pool.end()));
   }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** partnerctl: what the dashboard and the platform team do, from a terminal. */
 import { Command } from 'commander';
+import { registerCatalog } from './commands/catalog';
 import { registerDemo } from './commands/demo';
 import { registerMigrate } from './commands/migrate';
 import { registerOrganisations } from './commands/organisations';
@@ -9,4 +10,5 @@ const program = new Command('partnerctl').description('Operator tool for the Par
 registerMigrate(program);
 registerOrganisations(program);
 registerDemo(program);
+registerCatalog(program);
 void program.parseAsync(process.argv);

@@ -135,12 +135,14 @@ export class CatalogRepository {
   async listEvents(query: EventListQuery): Promise<Page<EventRow>> {
     const where = new Where();
     where.add(`e.organisation_id = ${where.param(query.organisationId)}`);
-    const now = where.param(query.now);
-    if (query.status === 'ended') where.add(`e.status <> 'cancelled' AND ${ENDED_AT} <= ${now}`);
+    // Bound only when a clause uses it: PostgreSQL cannot type an unused parameter.
+    let nowParam: string | undefined;
+    const now = () => (nowParam ??= `${where.param(query.now)}::timestamptz`);
+    if (query.status === 'ended') where.add(`e.status <> 'cancelled' AND ${ENDED_AT} <= ${now()}`);
     else if (query.status === 'cancelled') where.add(`e.status = 'cancelled'`);
-    else if (query.status !== 'all') where.add(`e.status = ${where.param(query.status)} AND ${ENDED_AT} > ${now}`);
-    if (query.time === 'upcoming') where.add(`${ENDED_AT} > ${now}`);
-    if (query.time === 'past') where.add(`${ENDED_AT} <= ${now}`);
+    else if (query.status !== 'all') where.add(`e.status = ${where.param(query.status)} AND ${ENDED_AT} > ${now()}`);
+    if (query.time === 'upcoming') where.add(`${ENDED_AT} > ${now()}`);
+    if (query.time === 'past') where.add(`${ENDED_AT} <= ${now()}`);
     if (query.terms) {
       // Every term must match a word of the title or summary as a prefix.
       const tsquery = query.terms.map((term) => `${term}:*`).join(' & ');
