@@ -1,0 +1,52 @@
+// make bench-catalog: GET /events?limit=25 through the whole stack (gateway:
+// auth, rate limit, validation; gRPC; inventory: query, hydration, Redis
+// availability) against the same page query sent straight to PostgreSQL,
+// in the same run, with the same concurrency.
+const { Pool } = require('pg');
+const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
+const { CatalogRepository } = require('@partner-api/inventory/dist/storage/catalog-repository');
+const { loadEnv, httpLoad, loopLoad, table, record } = require('./lib');
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+async function main() {
+  loadEnv();
+  const organisationId = Number(process.env.DEMO_ORGANISATION_ID);
+  const gatewayPool = new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=gateway', max: 1 });
+  // A key of its own, so the 120-a-minute default does not cap the run.
+  const { secret } = await new KeyAdmin(new KeyRepository(gatewayPool)).issueKey({
+    organisationId, name: 'benchmark', mode: 'live', scopes: ['events:read'], rateLimit: 10_000_000,
+  });
+  await gatewayPool.end();
+
+  const inventoryPool = new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=inventory', max: CONNECTIONS });
+  const repository = new CatalogRepository(inventoryPool);
+  const query = { organisationId, status: 'all', time: 'all', terms: undefined, updatedSince: undefined, limit: 25, after: undefined };
+
+  const rows = [];
+  // Warm both paths before measuring.
+  await loopLoad({ once: () => repository.listEvents({ ...query, now: new Date() }), workers: 4, seconds: 1 });
+  await httpLoad({ url: `${process.env.BASE_URL}/events?limit=25&status=all&time=all`, headers: { authorization: `Bearer ${secret}` }, connections: 4, seconds: 1 });
+
+  const direct = await loopLoad({ once: () => repository.listEvents({ ...query, now: new Date() }), workers: CONNECTIONS, seconds: SECONDS });
+  rows.push({ name: 'PostgreSQL: the page query alone (pg, same process as the load)', ...direct });
+  const gateway = await httpLoad({
+    url: `${process.env.BASE_URL}/events?limit=25&status=all&time=all`,
+    headers: { authorization: `Bearer ${secret}` },
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+  });
+  rows.push({ name: 'GET /events?limit=25 through gateway → gRPC → inventory', ...gateway });
+  await inventoryPool.end();
+
+  const markdown = `${CONNECTIONS} concurrent clients, ${SECONDS} s each, loopback.\n\n${table(rows, rows[0].name)}`;
+  console.log(markdown);
+  record('catalog', markdown);
+  if (gateway.bad > 0) throw new Error(`${gateway.bad} gateway requests failed`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

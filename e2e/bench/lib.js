@@ -1,0 +1,85 @@
+// Shared pieces of the benchmarks: load from a running system on loopback,
+// bounded in time and connections, figures as a markdown table that is
+// written into docs/benchmarks.md between the benchmark's markers.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** .data/infra.env and .data/demo.env into process.env (set variables win). */
+function loadEnv() {
+  for (const file of ['infra.env', 'demo.env']) {
+    const full = path.join(ROOT, '.data', file);
+    if (!fs.existsSync(full)) throw new Error(`${full} is missing: run \`make up\` first`);
+    for (const line of fs.readFileSync(full, 'utf8').split('\n')) {
+      const at = line.indexOf('=');
+      if (at > 0 && process.env[line.slice(0, at)] === undefined) process.env[line.slice(0, at)] = line.slice(at + 1);
+    }
+  }
+}
+
+function assertLoopback(url) {
+  const host = new URL(url).hostname;
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) throw new Error(`benchmarks target loopback only, not ${host}`);
+}
+
+/** HTTP load with autocannon: fixed duration and connections, stops by itself. */
+async function httpLoad({ url, headers, connections, seconds }) {
+  assertLoopback(url);
+  const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1 });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, bad };
+}
+
+/** `workers` loops calling `once` until `seconds` pass; latency per call. */
+async function loopLoad({ once, workers, seconds }) {
+  const latencies = [];
+  let bad = 0;
+  const deadline = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (Date.now() < deadline) {
+        const started = process.hrtime.bigint();
+        try {
+          await once();
+        } catch {
+          bad += 1;
+        }
+        latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), total: latencies.length, bad };
+}
+
+const fmt = (n, digits = 1) => n.toFixed(digits);
+
+function table(rows, baselineName) {
+  const baseline = rows.find((row) => row.name === baselineName);
+  const lines = ['| Path | Requests/s | p50 ms | p99 ms | Requests | Failed | Throughput vs baseline |', '|---|---:|---:|---:|---:|---:|---:|'];
+  for (const row of rows) {
+    const ratio = row === baseline ? '1.00 (baseline)' : fmt(row.rps / baseline.rps, 2);
+    lines.push(`| ${row.name} | ${fmt(row.rps, 0)} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${row.total} | ${row.bad} | ${ratio} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Replaces the section between `<!-- bench:NAME -->` markers in docs/benchmarks.md. */
+function record(name, markdown) {
+  const file = path.join(ROOT, 'docs', 'benchmarks.md');
+  const start = `<!-- bench:${name} -->`;
+  const end = `<!-- /bench:${name} -->`;
+  const stamp = `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${os.cpus().length} cores, Node ${process.version}.`;
+  const block = `${start}\n${stamp}\n\n${markdown}\n${end}`;
+  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const next = current.includes(start)
+    ? current.replace(new RegExp(`${start}[\\s\\S]*?${end}`), block)
+    : `${current.trimEnd()}\n\n${block}\n`;
+  fs.writeFileSync(file, next);
+}
+
+module.exports = { ROOT, loadEnv, httpLoad, loopLoad, table, record };
