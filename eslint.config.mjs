@@ -16,8 +16,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.js', '.ci/*.js', '**/fixtures/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
+    files: ['*.js', '.ci/*.js', '**/fixtures/*.js', 'e2e/bench/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', URL: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
