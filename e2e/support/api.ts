@@ -13,13 +13,13 @@ export interface ApiResponse<T = Record<string, unknown>> {
 
 export async function api<T = Record<string, unknown>>(
   path: string,
-  options: { key?: string | null; method?: string; headers?: Record<string, string>; body?: unknown } = {},
+  options: { key?: string | null; method?: string; headers?: Record<string, string>; body?: unknown; baseUrl?: string } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   const key = options.key === undefined ? env('DEMO_LIVE_KEY') : options.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${env('BASE_URL')}${path}`, {
+  const response = await fetch(`${options.baseUrl ?? env('BASE_URL')}${path}`, {
     method: options.method ?? 'GET',
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),

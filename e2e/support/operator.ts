@@ -23,10 +23,10 @@ export const operatorContext = (organisationId: number): RequestContext => ({
 /** Suites make more requests than a default key's 120 a minute: their keys carry a custom limit. */
 const E2E_RATE_LIMIT = 100_000;
 
-async function withKeyAdmin<T>(work: (admin: KeyAdmin) => Promise<T>): Promise<T> {
-  const pool = createPool({ url: env('DATABASE_URL'), schema: 'gateway', max: 1 });
+async function withKeyAdmin<T>(work: (admin: KeyAdmin, pool: ReturnType<typeof createPool>) => Promise<T>): Promise<T> {
+  const pool = createPool({ url: env('DATABASE_URL'), schema: 'gateway', max: 2 });
   try {
-    return await work(new KeyAdmin(new KeyRepository(pool)));
+    return await work(new KeyAdmin(new KeyRepository(pool), pool), pool);
   } finally {
     await pool.end();
   }
@@ -37,6 +37,11 @@ export function issueKey(organisationId: number, scopes: string[] = ['events:rea
   return withKeyAdmin(async (admin) =>
     (await admin.issueKey({ organisationId, name: 'e2e', mode: 'live', scopes, rateLimit: E2E_RATE_LIMIT })).secret,
   );
+}
+
+/** Key lifecycle operations as the operator tool runs them. */
+export function keyAdmin<T>(work: (admin: KeyAdmin, pool: ReturnType<typeof createPool>) => Promise<T>): Promise<T> {
+  return withKeyAdmin((_, pool) => work(new KeyAdmin(new KeyRepository(pool), pool), pool));
 }
 
 /** A fresh organisation with a live key holding the given scopes. */

@@ -1,6 +1,11 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { KeyAdmin, KeyRepository, SCOPES } from '@partner-api/gateway';
-import { action } from '../context';
+import { action, type CliContext } from '../context';
+
+const keyAdmin = (ctx: CliContext) => {
+  const pool = ctx.pool('gateway');
+  return new KeyAdmin(new KeyRepository(pool), pool);
+};
 
 const positiveInt = (value: string) => {
   const parsed = Number(value);
@@ -29,16 +34,84 @@ export function registerOrganisations(program: Command): void {
     .option('--name <name>', 'key name', 'Default key')
     .option('--mode <mode>', 'live or test', 'live')
     .option('--scopes <list>', `comma-separated scopes (${SCOPES.join(', ')})`, SCOPES.join(','))
+    .option('--ip-allowlist <list>', 'comma-separated addresses and CIDR ranges', '')
+    .option('--rate-limit <n>', 'custom requests per minute', positiveInt)
     .action(
-      action(async (ctx, options: { org: number; name: string; mode: string; scopes: string }) => {
+      action(async (ctx, options: { org: number; name: string; mode: string; scopes: string; ipAllowlist: string; rateLimit?: number }) => {
         if (options.mode !== 'live' && options.mode !== 'test') throw new Error('--mode must be live or test');
-        const issued = await new KeyAdmin(new KeyRepository(ctx.pool('gateway'))).issueKey({
+        const admin = keyAdmin(ctx);
+        const issued = await admin.issueKey({
           organisationId: options.org,
           name: options.name,
           mode: options.mode,
           scopes: options.scopes.split(',').map((scope) => scope.trim()),
+          rateLimit: options.rateLimit ?? null,
         });
+        if (options.ipAllowlist) await admin.setAllowlist(options.org, issued.id, options.ipAllowlist);
         console.log(JSON.stringify(issued));
+      }),
+    );
+
+  key
+    .command('list')
+    .description("the organisation's keys (never their secrets)")
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .action(
+      action(async (ctx, options: { org: number }) => {
+        for (const listed of await keyAdmin(ctx).listKeys(options.org)) {
+          const { last4, ...rest } = listed;
+          console.log(JSON.stringify({ ...rest, display: `${listed.prefix}…${last4}` }));
+        }
+      }),
+    );
+
+  key
+    .command('roll')
+    .description('issue a new secret; the old one keeps working for the grace period')
+    .argument('<key-id>', 'key id', positiveInt)
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .option('--grace <hours>', 'hours the old key keeps working, 0 to 168 (0 revokes it now)', (value) => Number(value), 24)
+    .action(
+      action(async (ctx, keyId: number, options: { org: number; grace: number }) => {
+        console.log(JSON.stringify(await keyAdmin(ctx).rollKey(options.org, keyId, options.grace)));
+      }),
+    );
+
+  key
+    .command('revoke')
+    .description('revoke now; cannot be undone')
+    .argument('<key-id>', 'key id', positiveInt)
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .action(
+      action(async (ctx, keyId: number, options: { org: number }) => {
+        await keyAdmin(ctx).revokeKey(options.org, keyId);
+        console.log(JSON.stringify({ id: keyId, revoked: true }));
+      }),
+    );
+
+  key
+    .command('allowlist')
+    .description('set the IP allowlist (empty allows any address)')
+    .argument('<key-id>', 'key id', positiveInt)
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .requiredOption('--ips <list>', 'comma-separated addresses and CIDR ranges, or ""')
+    .action(
+      action(async (ctx, keyId: number, options: { org: number; ips: string }) => {
+        console.log(JSON.stringify({ id: keyId, ip_allowlist: await keyAdmin(ctx).setAllowlist(options.org, keyId, options.ips) }));
+      }),
+    );
+
+  key
+    .command('rate-limit')
+    .description('set a custom per-minute limit, or "default"')
+    .argument('<key-id>', 'key id', positiveInt)
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .requiredOption('--limit <n|default>', 'requests per minute')
+    .action(
+      action(async (ctx, keyId: number, options: { org: number; limit: string }) => {
+        const limit = options.limit === 'default' ? null : positiveInt(options.limit);
+        await keyAdmin(ctx).setRateLimit(options.org, keyId, limit);
+        console.log(JSON.stringify({ id: keyId, rate_limit: limit }));
       }),
     );
 }

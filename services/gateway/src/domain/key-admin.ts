@@ -1,7 +1,20 @@
 /** Operator actions on organisations and keys (the dashboard's job, run from partnerctl). */
-import { ApiError, type KeyMode } from '@partner-api/shared';
-import type { KeyRepository } from '../storage/key-repository';
+import { ApiError, inTransaction, type KeyMode, type Pool } from '@partner-api/shared';
+import type { KeyListing, KeyRepository } from '../storage/key-repository';
 import { displayParts, generateSecret, hashSecret, SCOPES, type Scope } from './api-keys';
+import { parseAllowlist } from './ip-allowlist';
+
+/** Dashboard choices are now, 1 h, 24 h (default), 3 days and 7 days; any whole hour 0–168 is allowed. */
+export const MAX_GRACE_HOURS = 168;
+export const DEFAULT_GRACE_HOURS = 24;
+
+export type KeyState = 'active' | 'expiring' | 'expired' | 'revoked';
+
+export function keyState(key: Pick<KeyListing, 'revoked_at' | 'expires_at'>, now: Date): KeyState {
+  if (key.revoked_at && key.revoked_at <= now) return 'revoked';
+  if (key.expires_at) return key.expires_at <= now ? 'expired' : 'expiring';
+  return 'active';
+}
 
 export interface IssuedKey {
   id: number;
@@ -14,7 +27,91 @@ export interface IssuedKey {
 }
 
 export class KeyAdmin {
-  constructor(private readonly keys: KeyRepository) {}
+  constructor(
+    private readonly keys: KeyRepository,
+    private readonly pool?: Pool,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  private transaction<T>(work: Parameters<typeof inTransaction<T>>[1]): Promise<T> {
+    if (!this.pool) throw new Error('KeyAdmin needs a pool for changes to existing keys');
+    return inTransaction(this.pool, work);
+  }
+
+  async listKeys(organisationId: number): Promise<Array<KeyListing & { state: KeyState }>> {
+    const now = this.clock();
+    return (await this.keys.listKeys(organisationId)).map((key) => ({ ...key, state: keyState(key, now) }));
+  }
+
+  /**
+   * Issues a new secret with the same name, mode, scopes, allowlist and
+   * limit. The old key works for `graceHours` more (shown as expiring, then
+   * `api_key_expired`); 0 revokes it at once (`api_key_revoked`).
+   */
+  async rollKey(organisationId: number, keyId: number, graceHours = DEFAULT_GRACE_HOURS): Promise<IssuedKey & { oldKeyExpiresAt: Date }> {
+    if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) {
+      throw new ApiError('parameter_invalid', `The grace period is a whole number of hours from 0 to ${MAX_GRACE_HOURS}.`, 'grace_hours');
+    }
+    return this.transaction(async (client) => {
+      const old = await this.keys.lockKey(client, organisationId, keyId);
+      if (!old) throw new ApiError('resource_missing', 'No such API key in the organisation.', 'id');
+      if (keyState(old, this.clock()) === 'revoked' || old.replaced_by !== null) {
+        throw new ApiError('parameter_invalid', 'Only a key that is in use and not already rolled can be rolled.', 'id');
+      }
+      const secret = generateSecret(old.mode);
+      const { prefix, last4 } = displayParts(secret);
+      const id = await this.keys.insertKey(
+        { organisationId, name: old.name, mode: old.mode, secretHash: hashSecret(secret), prefix, last4, scopes: old.scopes, ipAllowlist: old.ip_allowlist, rateLimit: old.rate_limit },
+        client,
+      );
+      const until = new Date(this.clock().getTime() + graceHours * 3_600_000);
+      await client.query(
+        graceHours === 0
+          ? 'UPDATE api_keys SET revoked_at = $2, replaced_by = $3 WHERE id = $1'
+          : 'UPDATE api_keys SET expires_at = $2, replaced_by = $3 WHERE id = $1',
+        [keyId, until, id],
+      );
+      return { id, secret, prefix, last4, mode: old.mode, scopes: old.scopes as Scope[], oldKeyExpiresAt: until };
+    });
+  }
+
+  /** Immediate and final: the next request with the key gets `api_key_revoked`. */
+  async revokeKey(organisationId: number, keyId: number): Promise<void> {
+    await this.transaction(async (client) => {
+      const key = await this.keys.lockKey(client, organisationId, keyId);
+      if (!key) throw new ApiError('resource_missing', 'No such API key in the organisation.', 'id');
+      await client.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1', [keyId, this.clock()]);
+    });
+  }
+
+  /** Comma-separated addresses and CIDR ranges; empty allows any address. */
+  async setAllowlist(organisationId: number, keyId: number, allowlist: string): Promise<string[]> {
+    let entries: string[];
+    try {
+      entries = parseAllowlist(allowlist);
+    } catch {
+      throw new ApiError('parameter_invalid', 'The allowlist holds IP addresses and CIDR ranges, comma-separated.', 'ip_allowlist');
+    }
+    await this.update(organisationId, keyId, 'ip_allowlist', entries);
+    return entries;
+  }
+
+  /** A custom per-minute limit, or null for the mode's default. */
+  async setRateLimit(organisationId: number, keyId: number, limit: number | null): Promise<void> {
+    if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000)) {
+      throw new ApiError('parameter_invalid', 'The rate limit is a whole number of requests per minute (1 to 1,000,000).', 'rate_limit');
+    }
+    await this.update(organisationId, keyId, 'rate_limit', limit);
+  }
+
+  private async update(organisationId: number, keyId: number, column: 'ip_allowlist' | 'rate_limit', value: unknown): Promise<void> {
+    await this.transaction(async (client) => {
+      if (!(await this.keys.lockKey(client, organisationId, keyId))) {
+        throw new ApiError('resource_missing', 'No such API key in the organisation.', 'id');
+      }
+      await client.query(`UPDATE api_keys SET ${column} = $2 WHERE id = $1`, [keyId, value]);
+    });
+  }
 
   createOrganisation(name: string, slug: string) {
     return this.keys.createOrganisation(name, slug);

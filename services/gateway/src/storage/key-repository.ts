@@ -1,5 +1,5 @@
 /** Organisations and API keys in the gateway's schema. */
-import type { Pool } from '@partner-api/shared';
+import type { Pool, PoolClient } from '@partner-api/shared';
 import type { KeyMode } from '@partner-api/shared';
 import type { StoredKey } from '../domain/api-keys';
 
@@ -17,6 +17,24 @@ interface KeyRow {
   revoked_at: Date | null;
   expires_at: Date | null;
 }
+
+interface KeyListingRow {
+  id: string;
+  name: string;
+  mode: KeyMode;
+  prefix: string;
+  last4: string;
+  scopes: string[];
+  ip_allowlist: string[];
+  rate_limit: number | null;
+  created_at: Date;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  replaced_by: string | null;
+}
+
+/** A key as the dashboard lists it: never the secret. */
+export type KeyListing = Omit<KeyListingRow, 'id' | 'replaced_by'> & { id: number; replaced_by: number | null };
 
 const toStoredKey = (row: KeyRow): StoredKey => ({
   id: Number(row.id),
@@ -63,6 +81,24 @@ export class KeyRepository {
     return rows[0] && { id: Number(rows[0].id), name: rows[0].name, slug: rows[0].slug };
   }
 
+  async listKeys(organisationId: number): Promise<KeyListing[]> {
+    const { rows } = await this.pool.query<KeyListingRow>(
+      `SELECT id, name, mode, prefix, last4, scopes, ip_allowlist, rate_limit, created_at, revoked_at, expires_at, replaced_by
+         FROM api_keys WHERE organisation_id = $1 ORDER BY id`,
+      [organisationId],
+    );
+    return rows.map((row) => ({ ...row, id: Number(row.id), replaced_by: row.replaced_by === null ? null : Number(row.replaced_by) }));
+  }
+
+  /** The key row locked for a change, scoped to the organisation. */
+  async lockKey(client: PoolClient, organisationId: number, keyId: number): Promise<KeyListing | undefined> {
+    const { rows } = await client.query<KeyListingRow & { organisation_id: string }>(
+      `SELECT * FROM api_keys WHERE id = $1 AND organisation_id = $2 FOR UPDATE`,
+      [keyId, organisationId],
+    );
+    return rows[0] && { ...rows[0], id: Number(rows[0].id), replaced_by: rows[0].replaced_by === null ? null : Number(rows[0].replaced_by) };
+  }
+
   async insertKey(key: {
     organisationId: number;
     name: string;
@@ -73,8 +109,8 @@ export class KeyRepository {
     scopes: string[];
     ipAllowlist: string[];
     rateLimit: number | null;
-  }): Promise<number> {
-    const { rows } = await this.pool.query<{ id: string }>(
+  }, client: Pick<Pool, 'query'> = this.pool): Promise<number> {
+    const { rows } = await client.query<{ id: string }>(
       `INSERT INTO api_keys (organisation_id, name, mode, secret_hash, prefix, last4, scopes, ip_allowlist, rate_limit)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
       [key.organisationId, key.name, key.mode, key.secretHash, key.prefix, key.last4, key.scopes, key.ipAllowlist, key.rateLimit],
