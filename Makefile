@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e chart-check bench-catalog clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e chart-check bench-gateway bench-catalog clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -74,6 +74,9 @@ chart-check: ## helm lint and template every values scenario
 
 test: lint typecheck test-unit test-integration test-e2e chart-check ## the whole suite (what CI runs)
 	@node .ci/test-summary.js $(DATA)/test-results
+
+bench-gateway: up ## GET / through the gateway vs a bare node:http server (docs/benchmarks.md)
+	node e2e/bench/gateway.js
 
 bench-catalog: up ## GET /events through the stack vs the same query on PostgreSQL (docs/benchmarks.md)
 	node e2e/bench/catalog.js

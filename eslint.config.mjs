@@ -17,7 +17,7 @@ export default tseslint.config(
   },
   {
     files: ['*.js', '.ci/*.js', '**/fixtures/*.js', 'e2e/bench/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', URL: 'readonly' } },
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', URL: 'readonly', fetch: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

@@ -1,5 +1,5 @@
 import { api, env, type ErrorBody } from './support/api';
-import { keyAdmin } from './support/operator';
+import { expireNow, keyAdmin } from './support/operator';
 import { startSecondGateway, type Replica } from './support/second-gateway';
 
 const ORG = () => Number(env('DEMO_ORGANISATION_ID'));
@@ -59,8 +59,7 @@ describe('authentication failures', () => {
     const listed = await keyAdmin((admin) => admin.listKeys(ORG()));
     expect(listed.find((k) => k.id === key.id)).toMatchObject({ state: 'expiring', replaced_by: rolled.id });
     expect(listed.find((k) => k.id === rolled.id)).toMatchObject({ state: 'active', scopes: ['events:read'] });
-    // The grace period passes.
-    await keyAdmin((_, pool) => pool.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1", [key.id]));
+    await expireNow(key.id);
     await expectFailure(api('/', { key: key.secret }), 401, 'authentication_error', 'api_key_expired');
     await expectFailure(api('/', { key: key.secret, baseUrl: second.baseUrl }), 401, 'authentication_error', 'api_key_expired');
     expect((await api('/', { key: rolled.secret })).status).toBe(200);

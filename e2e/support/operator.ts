@@ -4,7 +4,8 @@
  * admin gRPC API (the same calls partnerctl makes).
  */
 import { createPool, createServiceClient, gen, randomBase62, type RequestContext, type ServiceClient } from '@partner-api/shared';
-import { KeyAdmin, KeyRepository } from '@partner-api/gateway';
+import { Redis } from 'ioredis';
+import { KeyAdmin, KeyAdmission, KeyRepository } from '@partner-api/gateway';
 import { env } from './api';
 
 export type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
@@ -23,12 +24,14 @@ export const operatorContext = (organisationId: number): RequestContext => ({
 /** Suites make more requests than a default key's 120 a minute: their keys carry a custom limit. */
 const E2E_RATE_LIMIT = 100_000;
 
-async function withKeyAdmin<T>(work: (admin: KeyAdmin, pool: ReturnType<typeof createPool>) => Promise<T>): Promise<T> {
+async function withKeyAdmin<T>(work: (admin: KeyAdmin, pool: ReturnType<typeof createPool>, redis: Redis) => Promise<T>): Promise<T> {
   const pool = createPool({ url: env('DATABASE_URL'), schema: 'gateway', max: 2 });
+  const redis = new Redis(env('REDIS_URL'));
   try {
-    return await work(new KeyAdmin(new KeyRepository(pool), pool), pool);
+    return await work(new KeyAdmin(new KeyRepository(pool), { pool, notifier: new KeyAdmission(redis) }), pool, redis);
   } finally {
     await pool.end();
+    await redis.quit();
   }
 }
 
@@ -39,9 +42,23 @@ export function issueKey(organisationId: number, scopes: string[] = ['events:rea
   );
 }
 
+/**
+ * Stands in for a roll's grace period running out: moves the old key's
+ * expiry into the past, and tells the gateways as any key change would.
+ */
+export function expireNow(keyId: number): Promise<void> {
+  return withKeyAdmin(async (_, pool, redis) => {
+    const { rows } = await pool.query<{ secret_hash: Buffer }>(
+      "UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING secret_hash",
+      [keyId],
+    );
+    await new KeyAdmission(redis).bump(rows[0]!.secret_hash.toString('hex'));
+  });
+}
+
 /** Key lifecycle operations as the operator tool runs them. */
 export function keyAdmin<T>(work: (admin: KeyAdmin, pool: ReturnType<typeof createPool>) => Promise<T>): Promise<T> {
-  return withKeyAdmin((_, pool) => work(new KeyAdmin(new KeyRepository(pool), pool), pool));
+  return withKeyAdmin(work);
 }
 
 /** A fresh organisation with a live key holding the given scopes. */

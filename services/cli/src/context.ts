@@ -1,4 +1,5 @@
 /** What every command needs: configuration, a logger and per-schema pools, closed at the end. */
+import { Redis } from 'ioredis';
 import { z } from 'zod';
 import {
   createLogger,
@@ -6,6 +7,7 @@ import {
   createServiceClient,
   databaseEnv,
   gen,
+  redisEnv,
   loadConfig,
   randomBase62,
   type Pool,
@@ -13,7 +15,7 @@ import {
   type ServiceClient,
 } from '@partner-api/shared';
 
-export const cliEnv = databaseEnv.extend({
+export const cliEnv = databaseEnv.extend(redisEnv.shape).extend({
   LOG_LEVEL: z.string().default('warn'),
   INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
 });
@@ -25,6 +27,12 @@ export class CliContext {
   readonly logger = createLogger('partnerctl', this.config.LOG_LEVEL);
   private readonly pools = new Map<string, Pool>();
   private inventoryClient: InventoryClient | undefined;
+  private redisClient: Redis | undefined;
+
+  get redis(): Redis {
+    this.redisClient ??= new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: 2 });
+    return this.redisClient;
+  }
 
   get inventory(): InventoryClient {
     this.inventoryClient ??= createServiceClient(gen.inventory.InventoryService, this.config.INVENTORY_GRPC_ADDR);
@@ -47,6 +55,7 @@ export class CliContext {
 
   async close(): Promise<void> {
     this.inventoryClient?.close();
+    await this.redisClient?.quit();
     await Promise.all([...this.pools.values()].map((pool) => pool.end()));
   }
 }

@@ -2,7 +2,7 @@
  * pino JSON logs carrying the trace and span ids of the active span, with
  * secrets redacted wherever they appear.
  */
-import { trace } from '@opentelemetry/api';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -25,10 +25,10 @@ export function createLogger(service: string, level: string = process.env.LOG_LE
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin() {
-      const span = trace.getActiveSpan();
-      if (!span) return {};
-      const { traceId, spanId } = span.spanContext();
-      return { trace_id: traceId, span_id: spanId };
+      const context = trace.getActiveSpan()?.spanContext();
+      // Unsampled root spans carry no ids worth logging.
+      if (!context || !isSpanContextValid(context)) return {};
+      return { trace_id: context.traceId, span_id: context.spanId };
     },
   });
 }

@@ -1,10 +1,10 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { KeyAdmin, KeyRepository, SCOPES } from '@partner-api/gateway';
+import { KeyAdmin, KeyAdmission, KeyRepository, SCOPES } from '@partner-api/gateway';
 import { action, type CliContext } from '../context';
 
 const keyAdmin = (ctx: CliContext) => {
   const pool = ctx.pool('gateway');
-  return new KeyAdmin(new KeyRepository(pool), pool);
+  return new KeyAdmin(new KeyRepository(pool), { pool, notifier: new KeyAdmission(ctx.redis) });
 };
 
 const positiveInt = (value: string) => {

@@ -1,6 +1,8 @@
 /** Operator actions on organisations and keys (the dashboard's job, run from partnerctl). */
-import { ApiError, inTransaction, type KeyMode, type Pool } from '@partner-api/shared';
+import { ApiError, inTransaction, type KeyMode, type Pool, type PoolClient } from '@partner-api/shared';
 import type { KeyListing, KeyRepository } from '../storage/key-repository';
+
+type LockedKey = KeyListing & { secret_hash: Buffer };
 import { displayParts, generateSecret, hashSecret, SCOPES, type Scope } from './api-keys';
 import { parseAllowlist } from './ip-allowlist';
 
@@ -26,16 +28,33 @@ export interface IssuedKey {
   scopes: Scope[];
 }
 
+/** Tells the gateways a key changed (KeyAdmission.bump). */
+export interface KeyChangeNotifier {
+  bump(secretHashHex: string): Promise<void>;
+}
+
 export class KeyAdmin {
   constructor(
     private readonly keys: KeyRepository,
-    private readonly pool?: Pool,
+    private readonly changes?: { pool: Pool; notifier: KeyChangeNotifier },
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  private transaction<T>(work: Parameters<typeof inTransaction<T>>[1]): Promise<T> {
-    if (!this.pool) throw new Error('KeyAdmin needs a pool for changes to existing keys');
-    return inTransaction(this.pool, work);
+  /**
+   * Changes one existing key in a transaction, then tells every gateway, so
+   * the change bites on the key's next request wherever it lands.
+   */
+  private async changeKey<T>(organisationId: number, keyId: number, work: (client: PoolClient, key: LockedKey) => Promise<T>): Promise<T> {
+    if (!this.changes) throw new Error('changing a key needs PostgreSQL and Redis (to tell the gateways)');
+    let hashHex = '';
+    const result = await inTransaction(this.changes.pool, async (client) => {
+      const key = await this.keys.lockKey(client, organisationId, keyId);
+      if (!key) throw new ApiError('resource_missing', 'No such API key in the organisation.', 'id');
+      hashHex = key.secret_hash.toString('hex');
+      return work(client, key);
+    });
+    await this.changes.notifier.bump(hashHex);
+    return result;
   }
 
   async listKeys(organisationId: number): Promise<Array<KeyListing & { state: KeyState }>> {
@@ -52,9 +71,7 @@ export class KeyAdmin {
     if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) {
       throw new ApiError('parameter_invalid', `The grace period is a whole number of hours from 0 to ${MAX_GRACE_HOURS}.`, 'grace_hours');
     }
-    return this.transaction(async (client) => {
-      const old = await this.keys.lockKey(client, organisationId, keyId);
-      if (!old) throw new ApiError('resource_missing', 'No such API key in the organisation.', 'id');
+    return this.changeKey(organisationId, keyId, async (client, old) => {
       if (keyState(old, this.clock()) === 'revoked' || old.replaced_by !== null) {
         throw new ApiError('parameter_invalid', 'Only a key that is in use and not already rolled can be rolled.', 'id');
       }
@@ -77,9 +94,7 @@ export class KeyAdmin {
 
   /** Immediate and final: the next request with the key gets `api_key_revoked`. */
   async revokeKey(organisationId: number, keyId: number): Promise<void> {
-    await this.transaction(async (client) => {
-      const key = await this.keys.lockKey(client, organisationId, keyId);
-      if (!key) throw new ApiError('resource_missing', 'No such API key in the organisation.', 'id');
+    await this.changeKey(organisationId, keyId, async (client) => {
       await client.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1', [keyId, this.clock()]);
     });
   }
@@ -105,10 +120,7 @@ export class KeyAdmin {
   }
 
   private async update(organisationId: number, keyId: number, column: 'ip_allowlist' | 'rate_limit', value: unknown): Promise<void> {
-    await this.transaction(async (client) => {
-      if (!(await this.keys.lockKey(client, organisationId, keyId))) {
-        throw new ApiError('resource_missing', 'No such API key in the organisation.', 'id');
-      }
+    await this.changeKey(organisationId, keyId, async (client) => {
       await client.query(`UPDATE api_keys SET ${column} = $2 WHERE id = $1`, [keyId, value]);
     });
   }

@@ -7,12 +7,13 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import pinoHttp from 'pino-http';
 import { ApiError, type Logger } from '@partner-api/shared';
 import type { Redis } from 'ioredis';
+import { KeyResolver } from '../domain/key-resolver';
+import { KeyAdmission } from '../storage/key-admission';
 import type { KeyRepository } from '../storage/key-repository';
 import { generateOpenApiDocument } from '../openapi/registry';
 import { sendError } from './envelope';
 import { authenticate } from './middleware/authenticate';
 import { browserGuard } from './middleware/browser-guard';
-import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { catalogRoutes } from './routes/catalog';
 import { CursorSealer } from './pagination';
@@ -52,6 +53,11 @@ export function createApp(deps: AppDependencies): Express {
       logger: deps.logger,
       genReqId: (_req, res) => res.getHeader('Request-Id') as string,
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      // What a request log needs, and no more: no headers (keys, cookies), no bodies.
+      serializers: {
+        req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({ id: req.id, method: req.method, url: req.url, ip: req.remoteAddress }),
+        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      },
     }),
   );
 
@@ -61,8 +67,8 @@ export function createApp(deps: AppDependencies): Express {
   });
 
   app.use(browserGuard);
-  app.use(authenticate(deps.keys));
-  app.use(rateLimit(deps.redis));
+  const admission = new KeyAdmission(deps.redis);
+  app.use(authenticate(new KeyResolver(deps.keys, admission), admission));
   app.use(express.json({ limit: '1mb' }));
 
   app.use(rootRoutes());

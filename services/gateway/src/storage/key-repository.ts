@@ -91,9 +91,10 @@ export class KeyRepository {
   }
 
   /** The key row locked for a change, scoped to the organisation. */
-  async lockKey(client: PoolClient, organisationId: number, keyId: number): Promise<KeyListing | undefined> {
-    const { rows } = await client.query<KeyListingRow & { organisation_id: string }>(
-      `SELECT * FROM api_keys WHERE id = $1 AND organisation_id = $2 FOR UPDATE`,
+  async lockKey(client: PoolClient, organisationId: number, keyId: number): Promise<(KeyListing & { secret_hash: Buffer }) | undefined> {
+    const { rows } = await client.query<KeyListingRow & { secret_hash: Buffer }>(
+      `SELECT id, name, mode, prefix, last4, scopes, ip_allowlist, rate_limit, created_at, revoked_at, expires_at, replaced_by, secret_hash
+         FROM api_keys WHERE id = $1 AND organisation_id = $2 FOR UPDATE`,
       [keyId, organisationId],
     );
     return rows[0] && { ...rows[0], id: Number(rows[0].id), replaced_by: rows[0].replaced_by === null ? null : Number(rows[0].replaced_by) };

@@ -1,21 +1,34 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { AlwaysOffSampler } from '@opentelemetry/sdk-trace-base';
 
 let sdk: NodeSDK | undefined;
 
+/**
+ * Tracing is exported only to a configured collector. Without one, spans
+ * are not sampled (nothing is recorded or sent) but trace context still
+ * flows through HTTP, gRPC and Kafka and into the logs. Metrics come from
+ * prom-client and logs from pino, so the SDK's own exporters stay off.
+ */
 export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'partner-api'): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
   sdk = new NodeSDK({
     serviceName,
-    ...(exporting ? { traceExporter: new OTLPTraceExporter() } : {}),
+    ...(exporting ? { traceExporter: new OTLPTraceExporter() } : { sampler: new AlwaysOffSampler(), spanProcessors: [] }),
     instrumentations: [
       getNodeAutoInstrumentations({
-        // File-system spans are noise for a network service.
+        // File-system and socket spans are noise for a network service.
         '@opentelemetry/instrumentation-fs': { enabled: false },
         '@opentelemetry/instrumentation-dns': { enabled: false },
         '@opentelemetry/instrumentation-net': { enabled: false },
+        // One span per route, not one per middleware.
+        '@opentelemetry/instrumentation-express': { ignoreLayersType: ['middleware' as never] },
+        // Our logger adds trace ids itself; no log records through the SDK.
+        '@opentelemetry/instrumentation-pino': { enabled: false },
       }),
     ],
   });

@@ -1,18 +1,16 @@
 /**
- * Bearer key → the key's record, checked in a fixed order (docs/decisions.md):
- * missing → malformed/unknown → revoked → expired → IP allowlist.
+ * Bearer key → the key's record, checked in a fixed order (docs/decisions.md
+ * D3): missing → malformed/unknown → revoked → expired → IP allowlist →
+ * rate limit. The record comes from the process cache; the rate-limit
+ * script confirms it is current, and a stale copy is re-read and every check
+ * run again, so operator changes bite on the next request.
  */
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { ApiError, type RequestContext } from '@partner-api/shared';
-import { assertKeyUsable, hashSecret, KEY_SHAPE, type StoredKey } from '../../domain/api-keys';
+import { assertKeyUsable, hashSecret, KEY_SHAPE, rateLimitFor, type StoredKey } from '../../domain/api-keys';
 import { isAllowed } from '../../domain/ip-allowlist';
-import type { KeyRepository } from '../../storage/key-repository';
-
-export interface AuthenticatedLocals {
-  requestId: string;
-  key: StoredKey;
-  ctx: RequestContext;
-}
+import type { KeyResolver } from '../../domain/key-resolver';
+import type { KeyAdmission } from '../../storage/key-admission';
 
 function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
@@ -21,25 +19,54 @@ function bearerToken(header: string | undefined): string | undefined {
   return match[1];
 }
 
-export function authenticate(keys: KeyRepository, clock: () => Date = () => new Date()): RequestHandler {
+function checkKey(key: StoredKey | null, callerIp: string, now: Date): StoredKey {
+  if (!key) throw new ApiError('invalid_api_key', 'The API key is malformed or does not exist.');
+  assertKeyUsable(key, now);
+  if (!isAllowed(key.ipAllowlist, callerIp)) {
+    throw new ApiError('ip_not_allowed', `Requests from ${callerIp || 'this address'} are not allowed for this key.`);
+  }
+  return key;
+}
+
+function rateLimitHeaders(res: Response, limit: number, count: number, resetSeconds: number): void {
+  res.setHeader('RateLimit-Limit', String(limit));
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - count)));
+  res.setHeader('RateLimit-Reset', String(resetSeconds));
+}
+
+export function authenticate(resolver: KeyResolver, admission: KeyAdmission, clock: () => Date = () => new Date()): RequestHandler {
   return async (req, res, next) => {
     const secret = bearerToken(req.headers.authorization);
     if (secret === undefined) {
       throw new ApiError('missing_api_key', 'No API key provided. Send "Authorization: Bearer <API_KEY>".');
     }
-    const key = KEY_SHAPE.test(secret) ? await keys.findByHash(hashSecret(secret)) : undefined;
-    if (!key) throw new ApiError('invalid_api_key', 'The API key is malformed or does not exist.');
-    assertKeyUsable(key, clock());
-    if (!isAllowed(key.ipAllowlist, req.ip ?? '')) {
-      throw new ApiError('ip_not_allowed', `Requests from ${req.ip ?? 'this address'} are not allowed for this key.`);
+    if (!KEY_SHAPE.test(secret)) throw new ApiError('invalid_api_key', 'The API key is malformed or does not exist.');
+    const hash = hashSecret(secret);
+    const hashHex = hash.toString('hex');
+
+    for (let attempt = 0; ; attempt += 1) {
+      const resolved = await resolver.resolve(hash, hashHex);
+      const key = checkKey(resolved.key, req.ip ?? '', clock());
+      const verdict = await admission.admit(hashHex, resolved.version);
+      if (verdict.stale) {
+        resolver.forget(hashHex);
+        if (attempt < 2) continue;
+        throw new ApiError('internal_error', 'An internal error occurred.');
+      }
+      const limit = rateLimitFor(key);
+      rateLimitHeaders(res, limit, verdict.count, verdict.resetSeconds);
+      if (verdict.count > limit) {
+        res.setHeader('Retry-After', String(verdict.resetSeconds));
+        throw new ApiError('rate_limited', `Too many requests: this key allows ${limit} per minute. Retry after ${verdict.resetSeconds} seconds.`);
+      }
+      res.locals.key = key;
+      res.locals.ctx = {
+        organisationId: key.organisationId,
+        mode: key.mode,
+        keyId: key.id,
+        requestId: res.locals.requestId as string,
+      } satisfies RequestContext;
+      return next();
     }
-    res.locals.key = key;
-    res.locals.ctx = {
-      organisationId: key.organisationId,
-      mode: key.mode,
-      keyId: key.id,
-      requestId: res.locals.requestId as string,
-    } satisfies RequestContext;
-    next();
   };
 }

@@ -1,0 +1,44 @@
+/**
+ * Keys by secret hash, cached in the process with the version they were
+ * read at. A cached copy is used only while the admission script agrees it
+ * is current (see storage/key-admission.ts), and re-read at least every
+ * minute in any case, so PostgreSQL is off the per-request path.
+ */
+import type { KeyAdmission } from '../storage/key-admission';
+import type { KeyRepository } from '../storage/key-repository';
+import type { StoredKey } from './api-keys';
+
+export interface ResolvedKey {
+  /** Null for a hash no key has: unknown keys are cached too. */
+  key: StoredKey | null;
+  version: string;
+  loadedAt: number;
+}
+
+const MAX_AGE_MS = 60_000;
+const MAX_ENTRIES = 50_000;
+
+export class KeyResolver {
+  private readonly cache = new Map<string, ResolvedKey>();
+
+  constructor(
+    private readonly keys: KeyRepository,
+    private readonly admission: KeyAdmission,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async resolve(hash: Buffer, hashHex: string): Promise<ResolvedKey> {
+    const cached = this.cache.get(hashHex);
+    if (cached && this.clock() - cached.loadedAt < MAX_AGE_MS) return cached;
+    // Version first: a change that commits after this read bumps past it.
+    const version = await this.admission.version(hashHex);
+    const entry = { key: (await this.keys.findByHash(hash)) ?? null, version, loadedAt: this.clock() };
+    if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(hashHex, entry);
+    return entry;
+  }
+
+  forget(hashHex: string): void {
+    this.cache.delete(hashHex);
+  }
+}
