@@ -3,17 +3,20 @@
  * context headers → public routes → browser guard → authentication →
  * rate limit → routes (scope check, validation, one gRPC call) → errors.
  */
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type Express } from 'express';
 import pinoHttp from 'pino-http';
-import { ApiError, type Logger } from '@partner-api/shared';
+import type { Logger } from '@partner-api/shared';
 import type { Redis } from 'ioredis';
 import { KeyResolver } from '../domain/key-resolver';
+import { IdempotencyStore } from '../storage/idempotency-store';
 import { KeyAdmission } from '../storage/key-admission';
 import type { KeyRepository } from '../storage/key-repository';
 import { generateOpenApiDocument } from '../openapi/registry';
-import { sendError } from './envelope';
+import { errorHandler, routeNotFound } from './errors';
 import { authenticate } from './middleware/authenticate';
 import { browserGuard } from './middleware/browser-guard';
+import { idempotency } from './middleware/idempotency';
+import { jsonBody } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
 import { catalogRoutes } from './routes/catalog';
 import { CursorSealer } from './pagination';
@@ -29,16 +32,6 @@ export interface AppDependencies {
   docsBaseUrl: string;
   trustProxy: string | boolean;
   cursorSecret: string;
-}
-
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const status = (error as { status?: number; type?: string }).status;
-  if ((error as { type?: string }).type === 'entity.parse.failed') {
-    return new ApiError('parameter_invalid', 'The request body is not valid JSON.', null);
-  }
-  if (status === 413) return new ApiError('parameter_invalid', 'The request body is too large (limit 1 MB).', null);
-  return new ApiError('internal_error', 'An internal error occurred.');
 }
 
 export function createApp(deps: AppDependencies): Express {
@@ -69,20 +62,13 @@ export function createApp(deps: AppDependencies): Express {
   app.use(browserGuard);
   const admission = new KeyAdmission(deps.redis);
   app.use(authenticate(new KeyResolver(deps.keys, admission), admission));
-  app.use(express.json({ limit: '1mb' }));
+  app.use(jsonBody);
+  app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger));
 
   app.use(rootRoutes());
   app.use(catalogRoutes(deps.clients.inventory, new CursorSealer(deps.cursorSecret)));
 
-  app.use((req) => {
-    throw new ApiError('route_not_found', `Unrecognised request URL (${req.method} ${req.path}).`);
-  });
-
-  const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
-    const apiError = toApiError(error);
-    if (apiError.httpStatus >= 500) deps.logger.error({ err: error, request_id: res.locals.requestId }, 'request failed');
-    sendError(res, apiError);
-  };
-  app.use(errorHandler);
+  app.use(routeNotFound);
+  app.use(errorHandler(deps.logger));
   return app;
 }

@@ -1,0 +1,179 @@
+/**
+ * The gateway's write pipeline (authentication, JSON bodies, idempotency,
+ * errors) with the real middleware, real Redis and a real key, around a
+ * counting route standing in for a write endpoint.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { Redis } from 'ioredis';
+import { createLogger, createPool, randomBase62 } from '@partner-api/shared';
+import {
+  authenticate,
+  errorHandler,
+  idempotency,
+  IdempotencyStore,
+  jsonBody,
+  KeyAdmin,
+  KeyAdmission,
+  KeyRepository,
+  KeyResolver,
+  requestContext,
+  routeNotFound,
+} from '@partner-api/gateway';
+
+const logger = createLogger('idempotency-test', 'silent');
+let server: http.Server;
+let baseUrl: string;
+let redis: Redis;
+let pool: ReturnType<typeof createPool>;
+let apiKey: string;
+let otherApiKey: string;
+let runs = 0;
+let failNext = false;
+
+beforeAll(async () => {
+  redis = new Redis(process.env.REDIS_URL!);
+  pool = createPool({ url: process.env.DATABASE_URL!, schema: 'gateway', max: 2 });
+  const keys = new KeyRepository(pool);
+  const admin = new KeyAdmin(keys);
+  const organisation = await admin.createOrganisation('Idempotency Org', `idem-${randomBase62(8).toLowerCase()}`);
+  apiKey = (await admin.issueKey({ organisationId: organisation.id, name: 'a', mode: 'live', scopes: ['orders:write'], rateLimit: 100_000 })).secret;
+  otherApiKey = (await admin.issueKey({ organisationId: organisation.id, name: 'b', mode: 'live', scopes: ['orders:write'], rateLimit: 100_000 })).secret;
+
+  const admission = new KeyAdmission(redis);
+  const app = express();
+  app.use(requestContext('https://docs.example.com/errors'));
+  app.use(authenticate(new KeyResolver(keys, admission), admission));
+  app.use(jsonBody);
+  app.use(idempotency(new IdempotencyStore(redis, 500), logger));
+  app.post('/things', async (req, res) => {
+    runs += 1;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    if (failNext) {
+      failNext = false;
+      throw new Error('downstream failed');
+    }
+    res.status(201).json({ object: 'thing', id: `thing_${randomBase62(12)}`, run: runs, echo: req.body });
+  });
+  app.use(routeNotFound);
+  app.use(errorHandler(logger));
+  server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await pool.end();
+  await redis.quit();
+});
+
+async function post(body: string, options: { key?: string; idempotencyKey?: string; contentType?: string } = {}) {
+  const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? apiKey}`, 'content-type': options.contentType ?? 'application/json' };
+  if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+  const response = await fetch(`${baseUrl}/things`, { method: 'POST', headers, body });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+const code = (text: string) => (JSON.parse(text) as { error: { code: string; param: string | null } }).error;
+
+describe('Idempotency-Key', () => {
+  it('runs exactly one of 50 concurrent identical requests; the rest are 409 or byte-identical replays', async () => {
+    const before = runs;
+    const key = randomBase62(20);
+    const responses = await Promise.all(Array.from({ length: 50 }, () => post('{"name":"a"}', { idempotencyKey: key })));
+    expect(runs - before).toBe(1);
+    const created = responses.filter((r) => r.status === 201);
+    const conflicts = responses.filter((r) => r.status === 409);
+    expect(created.length + conflicts.length).toBe(50);
+    expect(conflicts.every((r) => code(r.text).code === 'idempotency_request_in_progress')).toBe(true);
+    const original = created.find((r) => r.headers.get('idempotent-replayed') === null)!;
+    expect(original).toBeDefined();
+    // After it finished, every retry is a replay of the same bytes.
+    const replay = await post('{"name":"a"}', { idempotencyKey: key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(original.text);
+    expect(replay.headers.get('content-type')).toBe(original.headers.get('content-type'));
+    expect(replay.headers.get('request-id')).not.toBe(original.headers.get('request-id'));
+    for (const r of created.filter((c) => c !== original)) expect(r.text).toBe(original.text);
+    expect(runs - before).toBe(1);
+  });
+
+  it('treats the same JSON with other key order and spacing as the same request', async () => {
+    const key = randomBase62(20);
+    const first = await post('{"a":1,"b":{"c":2,"d":[1,2]}}', { idempotencyKey: key });
+    const again = await post('{ "b": { "d": [1, 2], "c": 2 }, "a": 1 }', { idempotencyKey: key });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+  });
+
+  it('refuses the key with a different body: 422 idempotency_key_reused', async () => {
+    const key = randomBase62(20);
+    await post('{"name":"a"}', { idempotencyKey: key });
+    const reused = await post('{"name":"b"}', { idempotencyKey: key });
+    expect(reused.status).toBe(422);
+    expect(code(reused.text)).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+  });
+
+  it('does not remember a 5xx: the retry runs again', async () => {
+    const key = randomBase62(20);
+    failNext = true;
+    const failed = await post('{"name":"a"}', { idempotencyKey: key });
+    expect(failed.status).toBe(500);
+    const before = runs;
+    const retried = await post('{"name":"a"}', { idempotencyKey: key });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(runs - before).toBe(1);
+  });
+
+  it('keeps keys per API key', async () => {
+    const key = randomBase62(20);
+    const mine = await post('{"name":"a"}', { idempotencyKey: key });
+    const theirs = await post('{"name":"a"}', { idempotencyKey: key, key: otherApiKey });
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(theirs.text).not.toBe(mine.text);
+  });
+
+  it('lets a retry run again once a crashed request’s marker has expired', async () => {
+    const key = randomBase62(20);
+    // What a gateway that died mid-request leaves behind: only the running marker.
+    const keyId = (await new KeyRepository(pool).findByHash((await import('@partner-api/gateway')).hashSecret(apiKey)))!.id;
+    const { createHash } = await import('node:crypto');
+    await new IdempotencyStore(redis, 500).claim(keyId, createHash('sha256').update(key).digest('hex'), 'from-the-dead-request');
+    const during = await post('{"name":"a"}', { idempotencyKey: key });
+    expect(during.status).toBe(422);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const after = await post('{"name":"a"}', { idempotencyKey: key });
+    expect(after.status).toBe(201);
+  });
+
+  it.each([
+    ['longer than 255 characters', 'k'.repeat(256)],
+    ['empty', ''],
+  ])('rejects a key %s with 400 parameter_invalid', async (_, idempotencyKey) => {
+    const response = await post('{}', { idempotencyKey });
+    expect(response.status).toBe(400);
+    expect(code(response.text)).toMatchObject({ code: 'parameter_invalid', param: 'Idempotency-Key' });
+  });
+
+  it('accepts a key of exactly 255 characters', async () => {
+    expect((await post('{}', { idempotencyKey: 'k'.repeat(255) })).status).toBe(201);
+  });
+});
+
+describe('request bodies', () => {
+  it.each([
+    ['malformed JSON', '{"name":', 'application/json', 'The request body is not valid JSON.'],
+    ['a body that is not JSON', 'name=a', 'application/x-www-form-urlencoded', 'Request bodies must be JSON with Content-Type: application/json.'],
+    ['a body over 100 KB', JSON.stringify({ pad: 'x'.repeat(110_000) }), 'application/json', 'The request body is larger than 100 KB.'],
+  ])('answers %s with 400 parameter_invalid in the envelope', async (_, body, contentType, message) => {
+    const response = await post(body, { contentType });
+    expect(response.status).toBe(400);
+    const envelope = JSON.parse(response.text) as { error: Record<string, unknown> };
+    expect(envelope.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', message, param: null });
+    expect(envelope.error.request_id).toBe(response.headers.get('request-id'));
+  });
+});
