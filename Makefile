@@ -68,6 +68,7 @@ test-integration: migrate ## integration tests against real PostgreSQL, Redis an
 test-e2e: up ## drive the running system over HTTP
 	@mkdir -p $(DATA)/test-results
 	$(call JEST,e2e) --runInBand
+	node e2e/openapi-lint.js
 
 chart-check: ## helm lint and template every values scenario
 	deploy/helm/check.sh

@@ -25,6 +25,9 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/e2e/**/*.test.ts'],
       setupFiles: ['<rootDir>/jest.infra-env.js'],
+      // The OpenAPI validator's reference parser ships only as ESM: compile it for Jest.
+      transform: { '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+      transformIgnorePatterns: ['/node_modules/(?!@apidevtools/json-schema-ref-parser/)'],
     },
   ],
 };

@@ -60,6 +60,7 @@ export function generateOpenApiDocument(serverUrl: string) {
     info: {
       title: 'Ticketing Partner API',
       version: API_VERSION,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: `Partner API v1. Error codes: ${Object.keys(API_ERRORS).join(', ')}.`,
     },
     servers: [{ url: serverUrl }],

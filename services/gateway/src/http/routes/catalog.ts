@@ -48,6 +48,7 @@ const eventMissing = errorResponse('No event with that id or slug in the organis
 
 registerOperation({
   method: 'get',
+  operationId: 'listEvents',
   path: '/events',
   summary: 'List events',
   request: { query: EventListQuery },
@@ -55,6 +56,7 @@ registerOperation({
 });
 registerOperation({
   method: 'get',
+  operationId: 'retrieveEvent',
   path: '/events/{id}',
   summary: 'Retrieve an event',
   request: { params: EventIdParam },
@@ -62,6 +64,7 @@ registerOperation({
 });
 registerOperation({
   method: 'get',
+  operationId: 'listTicketTypes',
   path: '/events/{id}/ticket_types',
   summary: "List an event's ticket types",
   description: 'Every ticket type in one page (`has_more` false). Prices include the booking fee.',
@@ -70,6 +73,7 @@ registerOperation({
 });
 registerOperation({
   method: 'get',
+  operationId: 'listVenues',
   path: '/venues',
   summary: "List the venues of the organisation's events",
   request: { query: PaginationQuery },
@@ -77,6 +81,7 @@ registerOperation({
 });
 registerOperation({
   method: 'get',
+  operationId: 'retrieveVenue',
   path: '/venues/{id}',
   summary: 'Retrieve a venue',
   request: { params: VenueIdParam },

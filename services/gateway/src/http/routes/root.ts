@@ -8,6 +8,7 @@ import { ApiKeyInfoSchema } from '../../openapi/schemas';
 registerOperation({
   method: 'get',
   path: '/',
+  operationId: 'retrieveApiKeyInfo',
   summary: 'Retrieve the requesting API key',
   description: 'Works with any valid key.',
   responses: { 200: jsonResponse('The API key info.', ApiKeyInfoSchema) },

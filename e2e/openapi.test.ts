@@ -1,0 +1,34 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { api } from './support/api';
+
+let document: Record<string, unknown>;
+
+beforeAll(async () => {
+  const { status, body } = await api<Record<string, unknown>>('/openapi.json', { key: null });
+  expect(status).toBe(200);
+  document = body;
+});
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('documents every served endpoint with its scope-guarded errors, the bearer scheme and the response headers', () => {
+    const paths = document.paths as Record<string, Record<string, { security?: unknown; responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    expect(Object.keys(paths).sort()).toEqual(['/', '/events', '/events/{id}', '/events/{id}/ticket_types', '/venues', '/venues/{id}']);
+    for (const operations of Object.values(paths)) {
+      for (const operation of Object.values(operations)) {
+        expect(operation.security).toEqual([{ bearerAuth: [] }]);
+        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '429', '500']));
+        expect(Object.keys(operation.responses['200']!.headers ?? {})).toEqual(
+          expect.arrayContaining(['Request-Id', 'Service-Version', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+        );
+        expect(Object.keys(operation.responses['429']!.headers ?? {})).toContain('Retry-After');
+      }
+    }
+    const schemes = (document.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
+    expect(schemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});
