@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { commonEnv, databaseEnv, loadConfig, redisEnv } from '@partner-api/shared';
+import { commonEnv, databaseEnv, loadConfig, portEnv, redisEnv } from '@partner-api/shared';
 
 export const gatewayEnv = commonEnv
   .extend(databaseEnv.shape)
   .extend(redisEnv.shape)
   .extend({
-    OPS_PORT: z.coerce.number().int().min(0).max(65535).default(9400),
-    HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+    OPS_PORT: portEnv(9400),
+    HTTP_PORT: portEnv(4000),
     INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
     ORDERS_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
     TICKETS_GRPC_ADDR: z.string().default('127.0.0.1:50053'),

@@ -1,13 +1,9 @@
 import { z } from 'zod';
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig, redisEnv } from '@partner-api/shared';
+import { grpcServiceEnv, loadConfig, redisEnv } from '@partner-api/shared';
 
-export const inventoryEnv = commonEnv
-  .extend(databaseEnv.shape)
+export const inventoryEnv = grpcServiceEnv({ grpc: 50051, ops: 9401 })
   .extend(redisEnv.shape)
-  .extend(kafkaEnv.shape)
   .extend({
-    OPS_PORT: z.coerce.number().int().min(0).max(65535).default(9401),
-    GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50051),
     PUBLIC_SITE_URL: z.string().url().default('https://tickets.example.com'),
   });
 

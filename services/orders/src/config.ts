@@ -1,13 +1,7 @@
-import { z } from 'zod';
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from '@partner-api/shared';
+import type { z } from 'zod';
+import { grpcServiceEnv, loadConfig } from '@partner-api/shared';
 
-export const ordersEnv = commonEnv
-  .extend(databaseEnv.shape)
-  .extend(kafkaEnv.shape)
-  .extend({
-    OPS_PORT: z.coerce.number().int().min(0).max(65535).default(9402),
-    GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50052),
-  });
+export const ordersEnv = grpcServiceEnv({ grpc: 50052, ops: 9402 });
 
 export type OrdersConfig = z.infer<typeof ordersEnv>;
 

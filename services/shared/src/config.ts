@@ -35,6 +35,16 @@ export const kafkaEnv = z.object({
   KAFKA_TOPIC: z.string().default('partner.events.v1'),
 });
 
+/** A TCP port setting with its default (0 binds any free port, for tests). */
+export const portEnv = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/** The settings of a gRPC service with its own schema and an outbox: ports are per service. */
+export const grpcServiceEnv = (ports: { grpc: number; ops: number }) =>
+  commonEnv
+    .extend(databaseEnv.shape)
+    .extend(kafkaEnv.shape)
+    .extend({ GRPC_PORT: portEnv(ports.grpc), OPS_PORT: portEnv(ports.ops) });
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }

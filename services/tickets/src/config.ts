@@ -1,13 +1,7 @@
-import { z } from 'zod';
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from '@partner-api/shared';
+import type { z } from 'zod';
+import { grpcServiceEnv, loadConfig } from '@partner-api/shared';
 
-export const ticketsEnv = commonEnv
-  .extend(databaseEnv.shape)
-  .extend(kafkaEnv.shape)
-  .extend({
-    OPS_PORT: z.coerce.number().int().min(0).max(65535).default(9403),
-    GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50053),
-  });
+export const ticketsEnv = grpcServiceEnv({ grpc: 50053, ops: 9403 });
 
 export type TicketsConfig = z.infer<typeof ticketsEnv>;
 

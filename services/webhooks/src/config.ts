@@ -1,13 +1,7 @@
-import { z } from 'zod';
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from '@partner-api/shared';
+import type { z } from 'zod';
+import { grpcServiceEnv, loadConfig } from '@partner-api/shared';
 
-export const webhooksEnv = commonEnv
-  .extend(databaseEnv.shape)
-  .extend(kafkaEnv.shape)
-  .extend({
-    OPS_PORT: z.coerce.number().int().min(0).max(65535).default(9404),
-    GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50054),
-  });
+export const webhooksEnv = grpcServiceEnv({ grpc: 50054, ops: 9404 });
 
 export type WebhooksConfig = z.infer<typeof webhooksEnv>;
 
