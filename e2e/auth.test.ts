@@ -95,6 +95,27 @@ describe('authentication failures', () => {
     else await expectFailure(response, 403, 'permission_error', 'ip_not_allowed');
   });
 
+  it('widening an allowlist takes effect on the next request, on every replica', async () => {
+    const key = await newKey();
+    await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.1'));
+    const from = { 'x-forwarded-for': '198.51.100.20' };
+    await expectFailure(api('/', { key: key.secret, headers: from }), 403, 'permission_error', 'ip_not_allowed');
+    await expectFailure(api('/', { key: key.secret, headers: from, baseUrl: second.baseUrl }), 403, 'permission_error', 'ip_not_allowed');
+    await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.1, 198.51.100.0/24'));
+    expect((await api('/', { key: key.secret, headers: from })).status).toBe(200);
+    expect((await api('/', { key: key.secret, headers: from, baseUrl: second.baseUrl })).status).toBe(200);
+  });
+
+  it('narrowing an allowlist takes effect on the next request, on every replica', async () => {
+    const key = await newKey();
+    const from = { 'x-forwarded-for': '198.51.100.21' };
+    expect((await api('/', { key: key.secret, headers: from })).status).toBe(200);
+    expect((await api('/', { key: key.secret, headers: from, baseUrl: second.baseUrl })).status).toBe(200);
+    await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.1'));
+    await expectFailure(api('/', { key: key.secret, headers: from }), 403, 'permission_error', 'ip_not_allowed');
+    await expectFailure(api('/', { key: key.secret, headers: from, baseUrl: second.baseUrl }), 403, 'permission_error', 'ip_not_allowed');
+  });
+
   it('an empty allowlist allows any address', async () => {
     const key = await newKey();
     await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, ''));

@@ -13,6 +13,8 @@ export interface ResolvedKey {
   key: StoredKey | null;
   version: string;
   loadedAt: number;
+  /** True when this copy came from the cache rather than from PostgreSQL just now. */
+  cached: boolean;
 }
 
 const MAX_AGE_MS = 60_000;
@@ -29,13 +31,18 @@ export class KeyResolver {
 
   async resolve(hash: Buffer, hashHex: string): Promise<ResolvedKey> {
     const cached = this.cache.get(hashHex);
-    if (cached && this.clock() - cached.loadedAt < MAX_AGE_MS) return cached;
+    if (cached && this.clock() - cached.loadedAt < MAX_AGE_MS) return { ...cached, cached: true };
     // Version first: a change that commits after this read bumps past it.
     const version = await this.admission.version(hashHex);
-    const entry = { key: (await this.keys.findByHash(hash)) ?? null, version, loadedAt: this.clock() };
+    const entry = { key: (await this.keys.findByHash(hash)) ?? null, version, loadedAt: this.clock(), cached: false };
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hashHex, entry);
     return entry;
+  }
+
+  /** Whether a cached copy is still the key's current version (asked before refusing on it). */
+  async isCurrent(hashHex: string, resolved: ResolvedKey): Promise<boolean> {
+    return !resolved.cached || (await this.admission.version(hashHex)) === resolved.version;
   }
 
   forget(hashHex: string): void {

@@ -46,7 +46,18 @@ export function authenticate(resolver: KeyResolver, admission: KeyAdmission, clo
 
     for (let attempt = 0; ; attempt += 1) {
       const resolved = await resolver.resolve(hash, hashHex);
-      const key = checkKey(resolved.key, req.ip ?? '', clock());
+      let key: StoredKey;
+      try {
+        key = checkKey(resolved.key, req.ip ?? '', clock());
+      } catch (refusal) {
+        // Refuse on a cached copy only once it is known to be current: an
+        // operator may just have widened the allowlist or the key may be new.
+        if (attempt < 2 && !(await resolver.isCurrent(hashHex, resolved))) {
+          resolver.forget(hashHex);
+          continue;
+        }
+        throw refusal;
+      }
       const verdict = await admission.admit(hashHex, resolved.version);
       if (verdict.stale) {
         resolver.forget(hashHex);
