@@ -85,3 +85,28 @@ describe('editing an event', () => {
     expect(eventsFor(Number(created.id)).map(({ body }) => body.type)).toEqual(['event.published', 'event.cancelled']);
   }, 60_000);
 });
+
+describe('operator input the catalog refuses', () => {
+  it('names the field to fix instead of failing with a 500', async () => {
+    const slug = `it-${randomBase62(8).toLowerCase()}`;
+    await client.upsertEvent({ fields: { slug, title: 'Original', startsAt: '2027-06-01T09:00:00Z', timezone: 'UTC' } }, ctx);
+    await expect(
+      client.upsertEvent({ fields: { slug, title: 'Copy', startsAt: '2027-06-01T09:00:00Z', timezone: 'UTC' } }, ctx),
+    ).rejects.toMatchObject({ code: 'parameter_invalid', param: 'slug' });
+    await expect(
+      client.upsertEvent({ fields: { slug: `${slug}-tz`, title: 'Bad zone', startsAt: '2027-06-01T09:00:00Z', timezone: 'Mars/Olympus' } }, ctx),
+    ).rejects.toMatchObject({ code: 'parameter_invalid', param: 'timezone' });
+    await expect(client.upsertEvent({ idOrSlug: slug, fields: { venueId: 987654321n } }, ctx)).rejects.toMatchObject({
+      code: 'parameter_invalid',
+      param: 'venue_id',
+    });
+    await expect(client.upsertEvent({ idOrSlug: slug, fields: { startsAt: 'next tuesday' } }, ctx)).rejects.toMatchObject({
+      code: 'parameter_invalid',
+      param: 'starts_at',
+    });
+    await expect(client.upsertEvent({ fields: { title: 'No slug', startsAt: '2027-06-01T09:00:00Z', timezone: 'UTC' } }, ctx)).rejects.toMatchObject({
+      code: 'parameter_missing',
+      param: 'slug',
+    });
+  });
+});

@@ -59,11 +59,41 @@ const EVENT_COLUMNS: Record<string, { column: string; read: (value: string) => u
   description: { column: 'description', read: nullable },
   starts_at: { column: 'starts_at', read: (value) => timestamp('starts_at', value) },
   ends_at: { column: 'ends_at', read: (value) => timestamp('ends_at', value) },
-  timezone: { column: 'timezone', read: (value) => value },
+  timezone: { column: 'timezone', read: timezone },
   doors: { column: 'doors', read: nullable },
   image_url: { column: 'image_url', read: nullable },
   on_sale_at: { column: 'on_sale_at', read: (value) => timestamp('on_sale_at', value) },
 };
+
+/** An IANA zone Node knows; anything else is refused before it reaches the table. */
+function timezone(value: string): string {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return value;
+  } catch {
+    throw invalid('timezone', 'timezone must be an IANA time zone such as Australia/Sydney.');
+  }
+}
+
+/**
+ * The tables' constraints are the last line of defence; when one refuses a
+ * write, the operator gets the field to fix, not a 500.
+ */
+async function explainConstraints<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const { code, constraint } = error as { code?: string; constraint?: string };
+    if (code === '23505') {
+      const field = constraint?.includes('slug') ? 'slug' : null;
+      throw new ApiError('parameter_invalid', `${field ?? 'A value'} is already in use.`, field);
+    }
+    if (code === '23503') throw invalid(constraint?.includes('venue') ? 'venue_id' : 'id', 'That reference does not exist.');
+    if (code === '23514') throw new ApiError('parameter_invalid', `The values break a rule of the catalog (${constraint ?? 'check'}).`, null);
+    if (code === '22P02' || code === '22007' || code === '22008') throw new ApiError('parameter_invalid', 'A value has the wrong format.', null);
+    throw error;
+  }
+}
 
 const sameValue = (a: unknown, b: unknown) =>
   a instanceof Date || b instanceof Date
@@ -89,7 +119,11 @@ export class CatalogAdmin {
     return event;
   }
 
-  async upsertVenue(_ctx: RequestContext, request: UpsertVenue): Promise<VenueInit> {
+  upsertVenue(_ctx: RequestContext, request: UpsertVenue): Promise<VenueInit> {
+    return explainConstraints(() => this.writeVenue(_ctx, request));
+  }
+
+  private async writeVenue(_ctx: RequestContext, request: UpsertVenue): Promise<VenueInit> {
     const fields = request.fields ?? create(gen.inventory.VenueFieldsSchema);
     const values: Record<string, unknown> = {
       name: fields.name, slug: fields.slug, line1: fields.line1, line2: fields.line2 === undefined ? undefined : nullable(fields.line2),
@@ -117,7 +151,11 @@ export class CatalogAdmin {
     return venueView(rows[0]);
   }
 
-  async upsertEvent(ctx: RequestContext, request: UpsertEvent): Promise<EventInit> {
+  upsertEvent(ctx: RequestContext, request: UpsertEvent): Promise<EventInit> {
+    return explainConstraints(() => this.writeEvent(ctx, request));
+  }
+
+  private async writeEvent(ctx: RequestContext, request: UpsertEvent): Promise<EventInit> {
     const fields = request.fields ?? create(gen.inventory.EventFieldsSchema);
     const given = Object.entries(EVENT_COLUMNS).flatMap(([name, { column, read }]) => {
       const value = (fields as unknown as Record<string, string | undefined>)[camel(name)];
@@ -196,7 +234,11 @@ export class CatalogAdmin {
     return (await this.catalog.views([event!], repository))[0]!;
   }
 
-  async upsertPool(ctx: RequestContext, request: UpsertPool): Promise<PoolInit> {
+  upsertPool(ctx: RequestContext, request: UpsertPool): Promise<PoolInit> {
+    return explainConstraints(() => this.writePool(ctx, request));
+  }
+
+  private async writePool(ctx: RequestContext, request: UpsertPool): Promise<PoolInit> {
     const fields = request.fields ?? create(gen.inventory.PoolFieldsSchema);
     const capacity = fields.uncapped ? null : fields.capacity === undefined ? undefined : Number(fields.capacity);
     if (typeof capacity === 'number' && (!Number.isSafeInteger(capacity) || capacity < 0)) {
@@ -236,7 +278,11 @@ export class CatalogAdmin {
     return { object: 'pool', id: BigInt(row.id), eventId: BigInt(row.event_id), name: row.name, capacity: row.capacity === null ? undefined : BigInt(row.capacity) };
   }
 
-  async upsertTicketType(ctx: RequestContext, request: UpsertTicketType): Promise<TicketTypeInit> {
+  upsertTicketType(ctx: RequestContext, request: UpsertTicketType): Promise<TicketTypeInit> {
+    return explainConstraints(() => this.writeTicketType(ctx, request));
+  }
+
+  private async writeTicketType(ctx: RequestContext, request: UpsertTicketType): Promise<TicketTypeInit> {
     const fields = request.fields ?? create(gen.inventory.TicketTypeFieldsSchema);
     const values: Record<string, unknown> = {
       name: fields.name,
