@@ -1,0 +1,139 @@
+/**
+ * Holds on live stock, changed only by Lua scripts so each step is atomic
+ * on the Redis shard that owns the event (every key carries `{ev:<id>}`):
+ *
+ * - hold: every pool of a checkout or none; refuses when any pool is short;
+ *   repeating a hold id changes nothing.
+ * - release: returns a hold's tickets to stock; idempotent.
+ * - commit: turns a hold into a sale (the tickets stay out of stock).
+ *
+ * The hold script reports every pool that crossed its low-stock threshold
+ * or reached zero, so `ticket_type.low_inventory` and `event.sold_out` can
+ * fire exactly once per crossing.
+ */
+import type { Redis } from 'ioredis';
+import { availabilityKey } from './stock-store';
+
+// KEYS: 1 hold record, 2 expiry index, 3.. pool counters.
+// ARGV: 1 hold id, 2 expiry (ms), 3 record JSON, then per pool: quantity, low-stock threshold.
+const HOLD = `
+local pools = #KEYS - 2
+if redis.call('EXISTS', KEYS[1]) == 1 then return {'already_held'} end
+for i = 1, pools do
+  local left = redis.call('GET', KEYS[i + 2])
+  if not left then return {'unknown_pool', i} end
+  if tonumber(left) < tonumber(ARGV[2 + i * 2]) then return {'short', i, tonumber(left)} end
+end
+local result = {'held'}
+for i = 1, pools do
+  local quantity = tonumber(ARGV[2 + i * 2])
+  local threshold = tonumber(ARGV[3 + i * 2])
+  local after = redis.call('DECRBY', KEYS[i + 2], quantity)
+  local before = after + quantity
+  if before > threshold and after <= threshold then table.insert(result, 'low:' .. i) end
+  if before > 0 and after == 0 then table.insert(result, 'out:' .. i) end
+end
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return result
+`;
+
+// KEYS: 1 hold record, 2 expiry index, 3.. pool counters (from the record). ARGV: 1 hold id, then quantities.
+const RELEASE = `
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+for i = 3, #KEYS do redis.call('INCRBY', KEYS[i], ARGV[i - 1]) end
+return 1
+`;
+
+// KEYS: 1 hold record, 2 expiry index. ARGV: 1 hold id.
+const COMMIT = `
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+`;
+
+interface HoldCommands {
+  holdStock(...args: (string | number)[]): Promise<Array<string | number>>;
+  releaseHold(...args: (string | number)[]): Promise<number>;
+  commitHold(...args: (string | number)[]): Promise<number>;
+}
+
+export interface PoolQuantity {
+  poolId: string;
+  quantity: number;
+  /** Low-stock threshold of the pool (see lowStockThreshold). */
+  threshold: number;
+}
+
+export type HoldOutcome =
+  | { held: true; lowStock: string[]; soldOut: string[] }
+  | { held: false; reason: 'already_held' }
+  | { held: false; reason: 'short'; poolId: string; available: number }
+  | { held: false; reason: 'unknown_pool'; poolId: string };
+
+/** 10% of the pool's capacity, and at least 5 (the spec's low-stock rule). */
+export const lowStockThreshold = (capacity: number) => Math.max(5, Math.ceil(capacity / 10));
+
+const holdKey = (eventId: string, holdId: string) => `{ev:${eventId}}:hold:${holdId}`;
+const expiryKey = (eventId: string) => `{ev:${eventId}}:holds`;
+
+interface HoldRecord {
+  pools: Array<{ poolId: string; quantity: number }>;
+}
+
+export class HoldBook {
+  private readonly commands: HoldCommands;
+
+  constructor(private readonly redis: Redis) {
+    redis.defineCommand('holdStock', { lua: HOLD });
+    redis.defineCommand('releaseHold', { lua: RELEASE });
+    redis.defineCommand('commitHold', { lua: COMMIT });
+    this.commands = redis as unknown as HoldCommands;
+  }
+
+  /** Holds every pool's quantity or nothing. Two lines on one pool must be merged by the caller. */
+  async hold(eventId: string, holdId: string, pools: PoolQuantity[], expiresAt: Date): Promise<HoldOutcome> {
+    if (new Set(pools.map((pool) => pool.poolId)).size !== pools.length) throw new Error('pools must be merged before holding');
+    const record: HoldRecord = { pools: pools.map(({ poolId, quantity }) => ({ poolId, quantity })) };
+    const keys = [holdKey(eventId, holdId), expiryKey(eventId), ...pools.map((pool) => availabilityKey(eventId, pool.poolId))];
+    const args = [holdId, expiresAt.getTime(), JSON.stringify(record), ...pools.flatMap((pool) => [pool.quantity, pool.threshold])];
+    const [status, ...rest] = await this.commands.holdStock(keys.length, ...keys, ...args);
+    const poolAt = (index: unknown) => pools[Number(index) - 1]!.poolId;
+    switch (status) {
+      case 'held': {
+        const marks = rest.map(String);
+        return {
+          held: true,
+          lowStock: marks.filter((mark) => mark.startsWith('low:')).map((mark) => poolAt(mark.slice(4))),
+          soldOut: marks.filter((mark) => mark.startsWith('out:')).map((mark) => poolAt(mark.slice(4))),
+        };
+      }
+      case 'short':
+        return { held: false, reason: 'short', poolId: poolAt(rest[0]), available: Number(rest[1]) };
+      case 'unknown_pool':
+        return { held: false, reason: 'unknown_pool', poolId: poolAt(rest[0]) };
+      default:
+        return { held: false, reason: 'already_held' };
+    }
+  }
+
+  /** Returns the hold's tickets to stock; false when there was no such hold (already released or committed). */
+  async release(eventId: string, holdId: string): Promise<boolean> {
+    const record = await this.redis.get(holdKey(eventId, holdId));
+    if (!record) return false;
+    const { pools } = JSON.parse(record) as HoldRecord;
+    const keys = [holdKey(eventId, holdId), expiryKey(eventId), ...pools.map((pool) => availabilityKey(eventId, pool.poolId))];
+    return (await this.commands.releaseHold(keys.length, ...keys, holdId, ...pools.map((pool) => pool.quantity))) === 1;
+  }
+
+  /** The hold becomes a sale: its tickets stay out of stock. False when there was no such hold. */
+  async commit(eventId: string, holdId: string): Promise<boolean> {
+    return (await this.commands.commitHold(2, holdKey(eventId, holdId), expiryKey(eventId), holdId)) === 1;
+  }
+
+  /** Holds of an event whose time has passed, for the sweeper. */
+  async expired(eventId: string, now: Date, limit = 500): Promise<string[]> {
+    return this.redis.zrangebyscore(expiryKey(eventId), 0, now.getTime(), 'LIMIT', 0, limit);
+  }
+}

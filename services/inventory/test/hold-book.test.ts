@@ -1,0 +1,121 @@
+import { Redis } from 'ioredis';
+import { randomBase62 } from '@partner-api/shared';
+import { HoldBook, lowStockThreshold, type HoldOutcome } from '../src/storage/hold-book';
+import { availabilityKey } from '../src/storage/stock-store';
+
+let redis: Redis;
+let book: HoldBook;
+const IN_15_MIN = () => new Date(Date.now() + 15 * 60_000);
+
+/** A fresh event whose pools hold the given stock. */
+async function event(stock: Record<string, number>): Promise<string> {
+  const eventId = `t${randomBase62(10)}`;
+  for (const [poolId, left] of Object.entries(stock)) await redis.set(availabilityKey(eventId, poolId), left);
+  return eventId;
+}
+const left = async (eventId: string, poolId: string) => Number(await redis.get(availabilityKey(eventId, poolId)));
+const line = (poolId: string, quantity: number, threshold = 5) => ({ poolId, quantity, threshold });
+
+beforeAll(() => {
+  redis = new Redis(process.env.REDIS_URL!);
+  book = new HoldBook(redis);
+});
+afterAll(() => redis.quit());
+
+describe('holding stock', () => {
+  it('holds every pool of a checkout, or none of them', async () => {
+    const eventId = await event({ a: 10, b: 3 });
+    const refused = await book.hold(eventId, 'h1', [line('a', 5), line('b', 4)], IN_15_MIN());
+    expect(refused).toEqual({ held: false, reason: 'short', poolId: 'b', available: 3 });
+    expect([await left(eventId, 'a'), await left(eventId, 'b')]).toEqual([10, 3]);
+    const held = await book.hold(eventId, 'h2', [line('a', 5), line('b', 3)], IN_15_MIN());
+    expect(held.held).toBe(true);
+    expect([await left(eventId, 'a'), await left(eventId, 'b')]).toEqual([5, 0]);
+  });
+
+  it('changes nothing when the same hold id is held again', async () => {
+    const eventId = await event({ a: 10 });
+    await book.hold(eventId, 'same', [line('a', 4)], IN_15_MIN());
+    expect(await book.hold(eventId, 'same', [line('a', 4)], IN_15_MIN())).toEqual({ held: false, reason: 'already_held' });
+    expect(await left(eventId, 'a')).toBe(6);
+  });
+
+  it('refuses a pool whose counter is missing, holding nothing', async () => {
+    const eventId = await event({ a: 10 });
+    expect(await book.hold(eventId, 'h', [line('a', 1), line('ghost', 1)], IN_15_MIN())).toEqual({ held: false, reason: 'unknown_pool', poolId: 'ghost' });
+    expect(await left(eventId, 'a')).toBe(10);
+  });
+
+  it('refuses lines that name one pool twice (they must be merged first)', async () => {
+    const eventId = await event({ a: 10 });
+    await expect(book.hold(eventId, 'h', [line('a', 1), line('a', 2)], IN_15_MIN())).rejects.toThrow('merged');
+  });
+
+  it('never oversells: of 2,000 concurrent one-ticket holds on a pool of 500, exactly 500 succeed', async () => {
+    const eventId = await event({ ga: 500 });
+    const outcomes: HoldOutcome[] = await Promise.all(
+      Array.from({ length: 2000 }, (_, i) => book.hold(eventId, `burst-${i}`, [line('ga', 1, lowStockThreshold(500))], IN_15_MIN())),
+    );
+    const held = outcomes.filter((outcome) => outcome.held);
+    expect(held).toHaveLength(500);
+    expect(outcomes.filter((outcome) => !outcome.held && outcome.reason === 'short')).toHaveLength(1500);
+    expect(await left(eventId, 'ga')).toBe(0);
+    // Each crossing is reported by exactly one hold.
+    expect(held.filter((outcome) => outcome.held && outcome.lowStock.includes('ga'))).toHaveLength(1);
+    expect(held.filter((outcome) => outcome.held && outcome.soldOut.includes('ga'))).toHaveLength(1);
+  });
+
+  it('keeps every pool at or above zero when concurrent checkouts take several pools at once', async () => {
+    const eventId = await event({ a: 300, b: 400 });
+    const outcomes = await Promise.all(Array.from({ length: 500 }, (_, i) => book.hold(eventId, `multi-${i}`, [line('a', 1), line('b', 2)], IN_15_MIN())));
+    expect(outcomes.filter((outcome) => outcome.held)).toHaveLength(200);
+    expect([await left(eventId, 'a'), await left(eventId, 'b')]).toEqual([100, 0]);
+  });
+
+  it('reports the low-stock crossing when a hold takes a pool to its threshold, and sold out at zero', async () => {
+    const eventId = await event({ a: 12 });
+    const first = await book.hold(eventId, 'x', [line('a', 6, 6)], IN_15_MIN());
+    expect(first).toEqual({ held: true, lowStock: ['a'], soldOut: [] });
+    const second = await book.hold(eventId, 'y', [line('a', 6, 6)], IN_15_MIN());
+    expect(second).toEqual({ held: true, lowStock: [], soldOut: ['a'] });
+  });
+});
+
+describe('releasing and committing', () => {
+  it('returns a released hold to stock, once', async () => {
+    const eventId = await event({ a: 10, b: 5 });
+    await book.hold(eventId, 'r', [line('a', 3), line('b', 5)], IN_15_MIN());
+    expect(await book.release(eventId, 'r')).toBe(true);
+    expect(await book.release(eventId, 'r')).toBe(false);
+    expect([await left(eventId, 'a'), await left(eventId, 'b')]).toEqual([10, 5]);
+    expect(await book.commit(eventId, 'r')).toBe(false);
+  });
+
+  it('keeps committed tickets out of stock; a later release returns nothing', async () => {
+    const eventId = await event({ a: 10 });
+    await book.hold(eventId, 'c', [line('a', 4)], IN_15_MIN());
+    expect(await book.commit(eventId, 'c')).toBe(true);
+    expect(await book.release(eventId, 'c')).toBe(false);
+    expect(await book.commit(eventId, 'c')).toBe(false);
+    expect(await left(eventId, 'a')).toBe(6);
+  });
+
+  it('lists holds whose time has passed, and forgets them once released', async () => {
+    const eventId = await event({ a: 10 });
+    await book.hold(eventId, 'old', [line('a', 1)], new Date(Date.now() - 1000));
+    await book.hold(eventId, 'new', [line('a', 1)], IN_15_MIN());
+    expect(await book.expired(eventId, new Date())).toEqual(['old']);
+    await book.release(eventId, 'old');
+    expect(await book.expired(eventId, new Date())).toEqual([]);
+    expect(await left(eventId, 'a')).toBe(9);
+  });
+});
+
+describe('the low-stock threshold', () => {
+  it('is 10% of capacity and at least 5', () => {
+    expect(lowStockThreshold(1500)).toBe(150);
+    expect(lowStockThreshold(45)).toBe(5);
+    expect(lowStockThreshold(55)).toBe(6);
+    expect(lowStockThreshold(0)).toBe(5);
+  });
+});
