@@ -5,6 +5,8 @@ export const inventoryEnv = grpcServiceEnv({ grpc: 50051, ops: 9401 })
   .extend(redisEnv.shape)
   .extend({
     PUBLIC_SITE_URL: z.string().url().default('https://tickets.example.com'),
+    /** How often expired holds are returned to stock. */
+    HOLD_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   });
 
 export type InventoryConfig = z.infer<typeof inventoryEnv>;

@@ -3,6 +3,8 @@ import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { InventoryConfig } from './config';
 import { Catalog } from './domain/catalog';
 import { CatalogAdmin } from './domain/catalog-admin';
+import { HoldDesk } from './domain/hold-desk';
+import { HoldBook } from './storage/hold-book';
 import { inventoryHandlers } from './grpc/handlers';
 import { CatalogRepository } from './storage/catalog-repository';
 import { StockStore } from './storage/stock-store';
@@ -14,10 +16,13 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   await runtime.outboxRelay(pool, config);
   const redis = runtime.redis(config.REDIS_URL);
-  const stock = new StockStore(redis);
-  const catalog = new Catalog(new CatalogRepository(pool), stock, { publicSiteUrl: config.PUBLIC_SITE_URL });
+  const repository = new CatalogRepository(pool);
+  const stock = new StockStore(redis, (poolIds) => repository.durableAvailability(poolIds));
+  const catalog = new Catalog(repository, stock, { publicSiteUrl: config.PUBLIC_SITE_URL });
   const admin = new CatalogAdmin(pool, catalog, stock);
-  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin), config.GRPC_PORT);
+  const holds = new HoldDesk(pool, repository, stock, new HoldBook(redis), catalog, runtime.logger);
+  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, holds), config.GRPC_PORT);
+  runtime.every('hold sweeper', config.HOLD_SWEEP_INTERVAL_MS, () => holds.sweep());
   await runtime.ready();
   return runtime;
 }

@@ -93,6 +93,26 @@ export class ServiceRuntime {
     return handle.port;
   }
 
+  /**
+   * Runs `task` every `intervalMs` until shutdown (which waits for a run in
+   * progress); a tick that finds the last run still going is skipped.
+   * Failures are logged and the task runs again next tick.
+   */
+  every(name: string, intervalMs: number, task: () => Promise<unknown>): void {
+    let running: Promise<unknown> | undefined;
+    const timer = setInterval(() => {
+      running ??= task()
+        .catch((error: unknown) => this.logger.error({ err: error, task: name }, 'periodic task failed'))
+        .finally(() => {
+          running = undefined;
+        });
+    }, intervalMs);
+    this.lifecycle.onShutdown(name, async () => {
+      clearInterval(timer);
+      await running;
+    });
+  }
+
   /** Opens the ops port and reports ready. Call last. */
   async ready(): Promise<{ opsPort: number; grpcPort: number }> {
     const ops = await startOpsServer({

@@ -15,6 +15,9 @@ export interface CatalogSettings {
   publicSiteUrl: string;
 }
 
+/** The public page of an event (event.url). */
+export const eventUrl = (settings: CatalogSettings, slug: string) => `${settings.publicSiteUrl}/e/${slug}`;
+
 /** Live availability per pool id (from the stock store); null = uncapped. */
 export type Availability = Map<string, number | null>;
 
@@ -121,7 +124,7 @@ export function eventView(
     endsAt: formatOptionalTimestamp(event.ends_at),
     timezone: event.timezone,
     doors: event.doors ?? undefined,
-    url: `${settings.publicSiteUrl}/e/${event.slug}`,
+    url: eventUrl(settings, event.slug),
     imageUrl: event.image_url ?? undefined,
     soldOut: event.marked_sold_out || everyPoolSoldOut,
     onSaleAt: formatOptionalTimestamp(event.on_sale_at),

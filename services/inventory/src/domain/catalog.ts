@@ -6,7 +6,7 @@
 import { ApiError, notFound, type RequestContext } from '@partner-api/shared';
 import type { CatalogRepository, EventRow, StatusFilter, TimeFilter } from '../storage/catalog-repository';
 import type { StockStore } from '../storage/stock-store';
-import { eventView, ticketTypeView, venueView, type CatalogSettings, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
+import { eventUrl, eventView, ticketTypeView, venueView, type CatalogSettings, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
 import { decodePosition, encodePosition } from './keyset';
 
 export interface ListPage<T> {
@@ -74,6 +74,11 @@ export class Catalog {
     const event = await this.repository.findEvent(ctx.organisationId, idOrSlug);
     if (!event) throw notFound('event');
     return event;
+  }
+
+  /** The public page of an event (event.url). */
+  eventUrl(event: EventRow): string {
+    return eventUrl(this.settings, event.slug);
   }
 
   async getEvent(ctx: RequestContext, idOrSlug: string): Promise<EventInit> {

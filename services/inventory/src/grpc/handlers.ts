@@ -2,10 +2,11 @@
 import type { gen, ServiceHandlers } from '@partner-api/shared';
 import type { Catalog } from '../domain/catalog';
 import type { CatalogAdmin } from '../domain/catalog-admin';
+import type { HoldDesk } from '../domain/hold-desk';
 
 type InventoryMethods = (typeof gen.inventory.InventoryService)['method'];
 
-export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin): Partial<ServiceHandlers<InventoryMethods>> {
+export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: HoldDesk): Partial<ServiceHandlers<InventoryMethods>> {
   return {
     getEvent: (request, ctx) => catalog.getEvent(ctx, request.idOrSlug),
     listEvents: async (request, ctx) =>
@@ -20,6 +21,21 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin): Partia
     listTicketTypes: async (request, ctx) => ({ data: await catalog.listTicketTypes(ctx, request.eventIdOrSlug) }),
     listVenues: (request, ctx) => catalog.listVenues(ctx, request.page?.limit || 25, request.page?.after ?? ''),
     getVenue: (request, ctx) => catalog.getVenue(ctx, request.id),
+
+    holdStock: (request, ctx) =>
+      holds.hold(ctx, {
+        holdId: request.holdId,
+        eventIdOrSlug: request.eventIdOrSlug,
+        lines: request.lines.map((line) => ({
+          ticketTypeId: line.ticketTypeId.toString(),
+          quantity: line.quantity,
+          poolId: line.poolId === undefined ? undefined : line.poolId.toString(),
+        })),
+        ttlSeconds: request.ttlSeconds,
+        dryRun: request.dryRun,
+      }),
+    releaseHold: async (request) => ({ released: await holds.release(request.holdId) }),
+    commitHold: async (request) => ({ committed: await holds.commit(request.holdId) }),
 
     upsertVenue: (request, ctx) => admin.upsertVenue(ctx, request),
     upsertEvent: (request, ctx) => admin.upsertEvent(ctx, request),

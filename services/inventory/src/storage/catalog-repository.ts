@@ -208,6 +208,22 @@ export class CatalogRepository {
     return rows;
   }
 
+  /** What is left per pool by the durable record: capacity less sold less live holds. */
+  async durableAvailability(poolIds: string[]): Promise<Map<string, number>> {
+    if (poolIds.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ id: string; available: number }>(
+      `SELECT p.id,
+              p.capacity - p.sold - coalesce((
+                SELECT sum((line->>'quantity')::int)
+                  FROM holds h, jsonb_array_elements(h.pools) line
+                 WHERE h.state = 'held' AND h.event_id = p.event_id AND line->>'pool_id' = p.id::text), 0)::int AS available
+         FROM pools p
+        WHERE p.id = ANY($1::bigint[]) AND p.capacity IS NOT NULL`,
+      [poolIds],
+    );
+    return new Map(rows.map((row) => [row.id, Math.max(0, row.available)]));
+  }
+
   async ticketTypesForEvents(eventIds: string[]): Promise<TicketTypeRow[]> {
     if (eventIds.length === 0) return [];
     const { rows } = await this.pool.query<TicketTypeRow>(

@@ -9,11 +9,14 @@ import type { PoolRow } from './catalog-repository';
 
 export const availabilityKey = (eventId: string, poolId: string) => `{ev:${eventId}}:avail:${poolId}`;
 
-/** What PostgreSQL says is left: capacity less sold (holds are added with checkout). */
-const durableAvailable = (pool: PoolRow) => Math.max(0, (pool.capacity ?? 0) - pool.sold);
+/** What the durable record says is left per pool id: capacity less sold less live holds. */
+export type DurableAvailability = (poolIds: string[]) => Promise<Map<string, number>>;
 
 export class StockStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly durable: DurableAvailability,
+  ) {}
 
   /** Available tickets per pool id; null for uncapped pools. */
   async availability(pools: PoolRow[]): Promise<Map<string, number | null>> {
@@ -26,7 +29,8 @@ export class StockStore {
     const values = await Promise.all(keys.map((key) => this.redis.get(key)));
     const missing = capped.filter((_, index) => values[index] === null);
     if (missing.length > 0) {
-      await Promise.all(missing.map((pool) => this.redis.set(availabilityKey(pool.event_id, pool.id), durableAvailable(pool), 'NX')));
+      const durable = await this.durable(missing.map((pool) => pool.id));
+      await Promise.all(missing.map((pool) => this.redis.set(availabilityKey(pool.event_id, pool.id), durable.get(pool.id) ?? 0, 'NX')));
       const rebuilt = await Promise.all(missing.map((pool) => this.redis.get(availabilityKey(pool.event_id, pool.id))));
       missing.forEach((pool, index) => result.set(pool.id, Number(rebuilt[index])));
     }

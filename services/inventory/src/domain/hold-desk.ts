@@ -1,0 +1,235 @@
+/**
+ * Holding tickets for a checkout, releasing them and selling them.
+ *
+ * A hold is recorded in PostgreSQL first and taken from Redis second, so the
+ * durable record never knows less than Redis: if Redis is lost, counters
+ * rebuilt as capacity − sold − live holds can only undersell, never
+ * oversell. A crash between the two leaves a recorded hold that Redis never
+ * took; the sweeper releases it at expiry and Redis has nothing to return.
+ * Selling (commit) moves the tickets to `pools.sold` in PostgreSQL before
+ * Redis drops the hold, and the sweeper never returns a sold hold to stock.
+ */
+import { create } from '@bufbuild/protobuf';
+import {
+  ApiError,
+  appendToOutbox,
+  buildEvent,
+  formatCents,
+  formatTimestamp,
+  gen,
+  inTransaction,
+  isDryRun,
+  notFound,
+  toApiJson,
+  type Logger,
+  type Pool,
+  type RequestContext,
+} from '@partner-api/shared';
+import type { CatalogRepository, EventRow, PoolRow } from '../storage/catalog-repository';
+import { type HoldBook, lowStockThreshold, type HoldOutcome } from '../storage/hold-book';
+import type { StockStore } from '../storage/stock-store';
+import type { Catalog } from './catalog';
+import { planCheckout, type CheckoutPlan, type RequestedLine } from './checkout-rules';
+
+export interface HoldRequest {
+  holdId: string;
+  eventIdOrSlug: string;
+  lines: RequestedLine[];
+  ttlSeconds: number;
+  dryRun: boolean;
+}
+
+export interface HoldResult {
+  eventId: bigint;
+  eventUrl: string;
+  lines: Array<{ ticketTypeId: bigint; poolId: bigint; name: string; quantity: number; unitPrice: string; unitBookingFee: string; total: string }>;
+  expiresAt?: string;
+}
+
+interface HoldRow {
+  id: string;
+  event_id: string;
+  organisation_id: string;
+  pools: Array<{ pool_id: string; quantity: number }>;
+  state: 'held' | 'released' | 'committed';
+}
+
+const DEFAULT_TTL_SECONDS = 15 * 60;
+
+export class HoldDesk {
+  private readonly book: HoldBook;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly repository: CatalogRepository,
+    private readonly stock: StockStore,
+    book: HoldBook,
+    private readonly catalog: Catalog,
+    private readonly logger: Logger,
+    private readonly clock: () => Date = () => new Date(),
+  ) {
+    this.book = book;
+  }
+
+  async hold(ctx: RequestContext, request: HoldRequest): Promise<HoldResult> {
+    const event = await this.repository.findEvent(ctx.organisationId, request.eventIdOrSlug);
+    if (!event) throw notFound('event', 'event_id');
+    const [pools, types] = await Promise.all([this.repository.poolsForEvents([event.id]), this.repository.ticketTypesForEvents([event.id])]);
+    const now = this.clock();
+    const plan = planCheckout(event, types, request.lines, now);
+    const capped = pools.filter((pool) => pool.capacity !== null && plan.perPool.has(pool.id));
+    const result = this.result(event, plan);
+
+    await this.precheck(capped, plan);
+    if (request.dryRun || isDryRun(ctx)) return result;
+
+    const expiresAt = new Date(now.getTime() + (request.ttlSeconds || DEFAULT_TTL_SECONDS) * 1000);
+    const recorded = await this.pool.query(
+      `INSERT INTO holds (id, organisation_id, event_id, pools, state, expires_at)
+       VALUES ($1, $2, $3, $4, 'held', $5) ON CONFLICT (id) DO NOTHING`,
+      [request.holdId, ctx.organisationId, event.id, JSON.stringify(capped.map((p) => ({ pool_id: p.id, quantity: plan.perPool.get(p.id) }))), expiresAt],
+    );
+    if (recorded.rowCount === 0) return this.repeatedHold(ctx, request.holdId, result);
+
+    let outcome: HoldOutcome;
+    try {
+      outcome = await this.takeFromRedis(event, capped, plan, request.holdId, expiresAt);
+    } catch (error) {
+      this.logger.error({ err: error, holdId: request.holdId }, 'holding stock in Redis failed');
+      await this.markReleased(request.holdId);
+      throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
+    }
+    if (!outcome.held && outcome.reason !== 'already_held') {
+      await this.markReleased(request.holdId);
+      throw new ApiError('exceeds_availability', 'Not enough tickets left for this order.', 'items');
+    }
+    if (outcome.held && (outcome.lowStock.length > 0 || outcome.soldOut.length > 0)) {
+      await this.announceCrossings(ctx, event, pools, outcome).catch((error: unknown) =>
+        this.logger.error({ err: error, eventId: event.id }, 'could not announce stock crossings'),
+      );
+    }
+    return { ...result, expiresAt: formatTimestamp(expiresAt) };
+  }
+
+  /** Returns a hold's tickets to stock; safe to repeat. A sold hold is never returned. */
+  async release(holdId: string): Promise<boolean> {
+    const row = await inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<HoldRow>('SELECT * FROM holds WHERE id = $1 FOR UPDATE', [holdId]);
+      if (rows[0]?.state === 'held') await client.query("UPDATE holds SET state = 'released', updated_at = now() WHERE id = $1", [holdId]);
+      return rows[0];
+    });
+    if (!row) return false;
+    if (row.state === 'committed') {
+      await this.book.commit(row.event_id, holdId);
+      return false;
+    }
+    const returned = await this.book.release(row.event_id, holdId);
+    return row.state === 'held' || returned;
+  }
+
+  /** Sells a live hold: the tickets move to `sold` for good. */
+  async commit(holdId: string): Promise<boolean> {
+    const row = await inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<HoldRow>('SELECT * FROM holds WHERE id = $1 FOR UPDATE', [holdId]);
+      const hold = rows[0];
+      if (!hold) throw notFound('hold', 'hold_id');
+      if (hold.state === 'released') throw new ApiError('exceeds_availability', 'This hold was released; hold the tickets again.', 'hold_id');
+      if (hold.state === 'held') {
+        for (const line of hold.pools) {
+          await client.query('UPDATE pools SET sold = sold + $2 WHERE id = $1', [line.pool_id, line.quantity]);
+        }
+        await client.query("UPDATE holds SET state = 'committed', updated_at = now() WHERE id = $1", [holdId]);
+      }
+      return hold;
+    });
+    await this.book.commit(row.event_id, holdId);
+    return true;
+  }
+
+  /** Releases holds whose time has passed; returns how many. */
+  async sweep(limit = 200): Promise<number> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      "SELECT id FROM holds WHERE state = 'held' AND expires_at <= $1 ORDER BY expires_at LIMIT $2",
+      [this.clock(), limit],
+    );
+    for (const row of rows) await this.release(row.id);
+    return rows.length;
+  }
+
+  private result(event: EventRow, plan: CheckoutPlan): HoldResult {
+    return {
+      eventId: BigInt(event.id),
+      eventUrl: this.catalog.eventUrl(event),
+      lines: plan.lines.map((line) => ({
+        ticketTypeId: BigInt(line.ticketTypeId),
+        poolId: BigInt(line.poolId),
+        name: line.name,
+        quantity: line.quantity,
+        unitPrice: formatCents(line.unitPriceCents),
+        unitBookingFee: formatCents(line.unitBookingFeeCents),
+        total: formatCents(line.totalCents),
+      })),
+    };
+  }
+
+  /** Enough left right now? Cheap, and keeps hopeless attempts off PostgreSQL during a sell-out. */
+  private async precheck(capped: PoolRow[], plan: CheckoutPlan): Promise<void> {
+    let availability: Map<string, number | null>;
+    try {
+      availability = await this.stock.availability(capped);
+    } catch (error) {
+      this.logger.error({ err: error }, 'reading stock from Redis failed');
+      throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
+    }
+    for (const pool of capped) {
+      if ((availability.get(pool.id) ?? 0) < plan.perPool.get(pool.id)!) {
+        throw new ApiError('exceeds_availability', 'Not enough tickets left for this order.', 'items');
+      }
+    }
+  }
+
+  private async takeFromRedis(event: EventRow, capped: PoolRow[], plan: CheckoutPlan, holdId: string, expiresAt: Date): Promise<HoldOutcome> {
+    const lines = capped.map((pool) => ({ poolId: pool.id, quantity: plan.perPool.get(pool.id)!, threshold: lowStockThreshold(pool.capacity!) }));
+    if (lines.length === 0) return { held: true, lowStock: [], soldOut: [] };
+    const outcome = await this.book.hold(event.id, holdId, lines, expiresAt);
+    if (outcome.held || outcome.reason !== 'unknown_pool') return outcome;
+    // A counter vanished (Redis restarted): rebuild it from the durable record and try once more.
+    await this.stock.availability(capped);
+    return this.book.hold(event.id, holdId, lines, expiresAt);
+  }
+
+  private async repeatedHold(ctx: RequestContext, holdId: string, result: HoldResult): Promise<HoldResult> {
+    const { rows } = await this.pool.query<HoldRow & { expires_at: Date }>('SELECT * FROM holds WHERE id = $1', [holdId]);
+    const existing = rows[0]!;
+    if (Number(existing.organisation_id) !== ctx.organisationId || existing.state !== 'held') {
+      throw new ApiError('parameter_invalid', 'This hold id is already used.', 'hold_id');
+    }
+    return { ...result, expiresAt: formatTimestamp(existing.expires_at) };
+  }
+
+  private async markReleased(holdId: string): Promise<void> {
+    await this.pool.query("UPDATE holds SET state = 'released', updated_at = now() WHERE id = $1 AND state = 'held'", [holdId]);
+  }
+
+  /** ticket_type.low_inventory for each type of a pool that crossed its threshold; event.sold_out when nothing is left. */
+  private async announceCrossings(ctx: RequestContext, event: EventRow, pools: PoolRow[], outcome: Extract<HoldOutcome, { held: true }>): Promise<void> {
+    const types = await this.catalog.ticketTypeViews(event);
+    const scope = { organisationId: ctx.organisationId, livemode: true };
+    await inTransaction(this.pool, async (client) => {
+      for (const poolId of outcome.lowStock) {
+        const pool = pools.find((p) => p.id === poolId)!;
+        for (const type of types.filter((view) => String(view.poolId) === poolId)) {
+          const object = toApiJson(gen.inventory.TicketTypeSchema, create(gen.inventory.TicketTypeSchema, type));
+          await appendToOutbox(client, buildEvent('ticket_type.low_inventory', scope, object, { threshold: lowStockThreshold(pool.capacity!) }), `event:${event.id}`);
+        }
+      }
+      if (outcome.soldOut.length > 0) {
+        const [view] = await this.catalog.views([event]);
+        if (view?.soldOut) {
+          const object = toApiJson(gen.inventory.EventSchema, create(gen.inventory.EventSchema, view));
+          await appendToOutbox(client, buildEvent('event.sold_out', scope, object), `event:${event.id}`);
+        }
+      }
+    });
+  }
+}

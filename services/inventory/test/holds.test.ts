@@ -1,0 +1,171 @@
+/**
+ * Holding, releasing, selling and expiring tickets through a real inventory
+ * service (gRPC, PostgreSQL, Redis), on an event each test creates.
+ */
+import { Pool } from 'pg';
+import { Redis } from 'ioredis';
+import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime } from '@partner-api/shared';
+import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
+
+const ctx: RequestContext = { organisationId: 535353, mode: 'live', keyId: 1, requestId: 'it' };
+const testCtx: RequestContext = { ...ctx, mode: 'test' };
+let inventory: ServiceRuntime;
+let client: ReturnType<typeof createServiceClient<(typeof gen.inventory.InventoryService)['method']>>;
+let db: Pool;
+let redis: Redis;
+
+beforeAll(async () => {
+  inventory = await startInventory(
+    loadInventoryConfig({ ...process.env, GRPC_PORT: '0', OPS_PORT: '0', HOLD_SWEEP_INTERVAL_MS: '200' }),
+    createLogger('it', 'silent'),
+  );
+  client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);
+  db = new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=inventory', max: 2 });
+  redis = new Redis(process.env.REDIS_URL!);
+}, 60_000);
+
+afterAll(async () => {
+  client.close();
+  await inventory.stop();
+  await db.end();
+  await redis.quit();
+});
+
+/** A published event with one pool of `capacity` and a GA type selling from it. */
+async function onSaleEvent(capacity: number) {
+  const slug = `hold-${randomBase62(8).toLowerCase()}`;
+  const event = await client.upsertEvent({ fields: { slug, title: 'Hold Test', startsAt: new Date(Date.now() + 30 * 86_400_000).toISOString(), timezone: 'UTC' } }, ctx);
+  const pool = await client.upsertPool({ eventIdOrSlug: slug, fields: { name: 'GA', capacity: BigInt(capacity) } }, ctx);
+  const type = await client.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '59.50', bookingFee: '4.50', maxPerOrder: 100, poolIds: [pool.id] } }, ctx);
+  await client.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+  return { slug, eventId: event.id, poolId: pool.id, typeId: type.id };
+}
+
+const available = async (slug: string) => Number((await client.listTicketTypes({ eventIdOrSlug: slug }, ctx)).data[0]!.available);
+const holdState = async (id: string) => (await db.query<{ state: string }>('SELECT state FROM holds WHERE id = $1', [id])).rows[0]?.state;
+const sold = async (poolId: bigint) => (await db.query<{ sold: number }>('SELECT sold FROM pools WHERE id = $1', [poolId.toString()])).rows[0]!.sold;
+
+const hold = (slug: string, typeId: bigint, quantity: number, options: { id?: string; ttl?: number; as?: RequestContext; dryRun?: boolean } = {}) =>
+  client.holdStock(
+    { holdId: options.id ?? randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity }], ttlSeconds: options.ttl ?? 900, dryRun: options.dryRun ?? false },
+    options.as ?? ctx,
+  );
+
+describe('holding tickets', () => {
+  it('holds, prices in decimal strings and records the hold', async () => {
+    const { slug, typeId } = await onSaleEvent(10);
+    const id = randomBase62(16);
+    const held = await hold(slug, typeId, 4, { id });
+    expect(held.lines).toEqual([expect.objectContaining({ quantity: 4, unitPrice: '59.50', unitBookingFee: '4.50', total: '238.00', name: 'GA' })]);
+    expect(Date.parse(held.expiresAt!) - Date.now()).toBeGreaterThan(14 * 60_000);
+    expect(await available(slug)).toBe(6);
+    expect(await holdState(id)).toBe('held');
+  });
+
+  it('is idempotent on the hold id', async () => {
+    const { slug, typeId } = await onSaleEvent(10);
+    const id = randomBase62(16);
+    const first = await hold(slug, typeId, 4, { id });
+    const again = await hold(slug, typeId, 4, { id });
+    expect(again.expiresAt).toBe(first.expiresAt);
+    expect(await available(slug)).toBe(6);
+  });
+
+  it('refuses more than is left with exceeds_availability, holding nothing', async () => {
+    const { slug, typeId } = await onSaleEvent(5);
+    await expect(hold(slug, typeId, 6)).rejects.toMatchObject({ code: 'exceeds_availability' });
+    expect(await available(slug)).toBe(5);
+  });
+
+  it('validates and prices a dry run (test keys) but holds nothing', async () => {
+    const { slug, typeId } = await onSaleEvent(5);
+    const priced = await hold(slug, typeId, 5, { as: testCtx });
+    expect(priced.lines[0]!.total).toBe('297.50');
+    expect(priced.expiresAt).toBeUndefined();
+    expect(await available(slug)).toBe(5);
+    await expect(hold(slug, typeId, 6, { as: testCtx })).rejects.toMatchObject({ code: 'exceeds_availability' });
+  });
+
+  it("answers resource_missing for another organisation's event", async () => {
+    const { slug, typeId } = await onSaleEvent(5);
+    await expect(hold(slug, typeId, 1, { as: { ...ctx, organisationId: 999_999 } })).rejects.toMatchObject({ code: 'resource_missing', param: 'event_id' });
+  });
+});
+
+describe('releasing, selling and expiring', () => {
+  it('returns a released hold to stock, once', async () => {
+    const { slug, typeId } = await onSaleEvent(10);
+    const id = randomBase62(16);
+    await hold(slug, typeId, 3, { id });
+    expect((await client.releaseHold({ holdId: id }, ctx)).released).toBe(true);
+    expect((await client.releaseHold({ holdId: id }, ctx)).released).toBe(false);
+    expect(await available(slug)).toBe(10);
+    expect(await holdState(id)).toBe('released');
+  });
+
+  it('sells a committed hold for good: sold grows, stock stays taken, a release returns nothing', async () => {
+    const { slug, typeId, poolId } = await onSaleEvent(10);
+    const id = randomBase62(16);
+    await hold(slug, typeId, 3, { id });
+    expect((await client.commitHold({ holdId: id }, ctx)).committed).toBe(true);
+    expect(await sold(poolId)).toBe(3);
+    expect((await client.releaseHold({ holdId: id }, ctx)).released).toBe(false);
+    expect(await available(slug)).toBe(7);
+    expect(await holdState(id)).toBe('committed');
+    await expect(client.commitHold({ holdId: randomBase62(16) }, ctx)).rejects.toMatchObject({ code: 'resource_missing' });
+  });
+
+  it('returns expired holds to stock by itself', async () => {
+    const { slug, typeId } = await onSaleEvent(10);
+    const id = randomBase62(16);
+    await hold(slug, typeId, 4, { id, ttl: 1 });
+    expect(await available(slug)).toBe(6);
+    const deadline = Date.now() + 10_000;
+    while ((await holdState(id)) !== 'released') {
+      if (Date.now() > deadline) throw new Error('the hold did not expire');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await available(slug)).toBe(10);
+  });
+
+  it('rebuilds lost counters as capacity − sold − live holds', async () => {
+    const { slug, eventId, typeId, poolId } = await onSaleEvent(20);
+    const sale = randomBase62(16);
+    await hold(slug, typeId, 5, { id: sale });
+    await client.commitHold({ holdId: sale }, ctx);
+    await hold(slug, typeId, 3);
+    expect(await available(slug)).toBe(12);
+    // Redis loses everything it knew about the event.
+    const keys = await redis.keys(`{ev:${eventId}}:*`);
+    await redis.del(...keys);
+    expect(await available(slug)).toBe(20 - 5 - 3);
+    await hold(slug, typeId, 12);
+    await expect(hold(slug, typeId, 1)).rejects.toMatchObject({ code: 'exceeds_availability' });
+    expect(await sold(poolId)).toBe(5);
+  });
+
+  it('never oversells 2,000 concurrent checkouts on 500 tickets', async () => {
+    const { slug, typeId } = await onSaleEvent(500);
+    const results = await Promise.allSettled(Array.from({ length: 2000 }, () => hold(slug, typeId, 1)));
+    const held = results.filter((result) => result.status === 'fulfilled');
+    const refused = results.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason.code);
+    expect(held).toHaveLength(500);
+    expect(new Set(refused)).toEqual(new Set(['exceeds_availability']));
+    expect(await available(slug)).toBe(0);
+    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM holds h JOIN events e ON e.id = h.event_id WHERE e.slug = $1 AND h.state = 'held'", [slug]);
+    expect(Number(rows[0]!.n)).toBe(500);
+  }, 60_000);
+
+  it('announces low stock and sold out through the outbox, once each', async () => {
+    const { slug, eventId, typeId } = await onSaleEvent(50);
+    await hold(slug, typeId, 44);
+    await hold(slug, typeId, 1);
+    await hold(slug, typeId, 5);
+    const { rows } = await db.query<{ event_type: string; payload: { data: { threshold?: number } } }>(
+      "SELECT event_type, payload FROM outbox WHERE partition_key = $1 AND event_type IN ('ticket_type.low_inventory', 'event.sold_out') ORDER BY id",
+      [`event:${eventId}`],
+    );
+    expect(rows.map((row) => row.event_type)).toEqual(['ticket_type.low_inventory', 'event.sold_out']);
+    expect(rows[0]!.payload.data.threshold).toBe(5);
+  });
+});
