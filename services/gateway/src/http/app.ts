@@ -19,6 +19,7 @@ import { idempotency } from './middleware/idempotency';
 import { jsonBody } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
 import { catalogRoutes } from './routes/catalog';
+import { checkoutSessionRoutes } from './routes/checkout-sessions';
 import { CursorSealer } from './pagination';
 import { rootRoutes } from './routes/root';
 import type { ServiceClients } from './service-clients';
@@ -67,6 +68,7 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use(rootRoutes());
   app.use(catalogRoutes(deps.clients.inventory, new CursorSealer(deps.cursorSecret)));
+  app.use(checkoutSessionRoutes(deps.clients.orders));
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));

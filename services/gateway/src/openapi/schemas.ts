@@ -120,3 +120,44 @@ export function listOf<T extends z.ZodType>(item: T, name: string) {
     })
     .openapi(name);
 }
+
+const CustomerSchema = z
+  .object({
+    email: z.string().nullable(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    phone: z.string().nullable(),
+  })
+  .openapi('Customer');
+
+export const CheckoutSessionSchema = z
+  .object({
+    object: z.literal('checkout_session'),
+    id: z.string().uuid().nullable().openapi({ description: 'Null for test-key dry runs; the order gets the same id once paid.' }),
+    status: z.enum(['open', 'expired', 'completed']),
+    livemode: z.boolean(),
+    dry_run: z.boolean(),
+    event_id: z.number().int(),
+    checkout_url: z.string().openapi({ description: 'Hosted checkout address; the public event page for test keys.' }),
+    expires_at: timestamp.nullable(),
+    currency: z.literal('AUD'),
+    subtotal: money,
+    total_fees: money,
+    discount: money,
+    total: money,
+    items: z.array(
+      z.object({
+        ticket_type_id: z.number().int(),
+        pool_id: z.number().int(),
+        name: z.string(),
+        quantity: z.number().int(),
+        unit_price: money,
+        total: money,
+      }),
+    ),
+    customer: CustomerSchema.nullable(),
+    order_id: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    created_at: timestamp,
+  })
+  .openapi('CheckoutSession');

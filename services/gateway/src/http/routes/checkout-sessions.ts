@@ -1,0 +1,117 @@
+/** Checkout sessions, served by the orders service (which holds tickets through inventory). */
+import { Router } from 'express';
+import { gen, toApiJson, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { errorResponse, jsonResponse, registerOperation } from '../../openapi/registry';
+import { CheckoutSessionSchema } from '../../openapi/schemas';
+import { z } from '../../openapi/zod';
+import { requireScope } from '../middleware/require-scope';
+import { validate } from '../validation';
+
+type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
+
+const positiveInt = (name: string) => z.number({ error: `${name} must be an integer.` }).int({ error: `${name} must be an integer.` }).positive({ error: `${name} must be positive.` });
+
+export const CreateCheckoutSessionBody = z
+  .object({
+    event_id: z
+      .union([positiveInt('event_id'), z.string().min(1).max(200)], { error: 'event_id must be an event id or slug.' })
+      .openapi({ description: 'The event, by id or slug.', example: 42 }),
+    items: z
+      .array(
+        z.object({
+          ticket_type_id: positiveInt('ticket_type_id'),
+          quantity: z.number({ error: 'quantity must be an integer from 1 to 100.' }).int({ error: 'quantity must be an integer from 1 to 100.' }).min(1, { error: 'quantity must be an integer from 1 to 100.' }).max(100, { error: 'quantity must be an integer from 1 to 100.' }),
+          pool_id: positiveInt('pool_id').optional().openapi({ description: 'Needed only for a ticket type sold from several pools.' }),
+        }),
+        { error: 'items must be a list of { ticket_type_id, quantity }.' },
+      )
+      .min(1, { error: 'items must hold at least one line.' })
+      .max(20, { error: 'items may hold at most 20 lines.' }),
+    customer: z
+      .object({
+        email: z.email({ error: 'customer.email must be an email address.' }).max(254).nullable().optional(),
+        first_name: z.string().max(100).nullable().optional(),
+        last_name: z.string().max(100).nullable().optional(),
+        phone: z.string().max(40).nullable().optional(),
+      })
+      .optional()
+      .openapi({ description: 'Pre-fills the hosted checkout.' }),
+    coupon_code: z.string().min(1).max(64).optional(),
+    metadata: z
+      .record(
+        z.string().min(1).max(40, { error: 'metadata keys are at most 40 characters.' }),
+        z.union([z.string().max(500, { error: 'metadata values are at most 500 characters.' }), z.number(), z.boolean()], {
+          error: 'metadata values must be strings, numbers or booleans.',
+        }),
+      )
+      .refine((value) => Object.keys(value).length <= 20, { error: 'metadata holds at most 20 keys.' })
+      .transform((value) => Object.fromEntries(Object.entries(value).map(([key, item]) => [key, String(item)])))
+      .optional()
+      .openapi({ description: 'Up to 20 string pairs; numbers and booleans become strings.' }),
+  })
+  .openapi('CreateCheckoutSession');
+
+const SessionIdParam = z.object({ id: z.string().min(1).max(64).openapi({ description: 'Checkout session id (uuid).' }) });
+
+registerOperation({
+  method: 'post',
+  path: '/checkout_sessions',
+  operationId: 'createCheckoutSession',
+  summary: 'Create a checkout session',
+  description: 'Live keys hold the tickets for about 15 minutes; test keys validate and price in full but hold nothing.',
+  request: {
+    headers: z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().openapi({ description: 'Makes retries safe for 24 hours.' }) }),
+    body: { content: { 'application/json': { schema: CreateCheckoutSessionBody } } },
+  },
+  responses: {
+    201: jsonResponse('The open session (or the dry run for a test key).', CheckoutSessionSchema),
+    400: errorResponse('A parameter is missing or invalid.'),
+    404: errorResponse('The event or a ticket type is not in the organisation.'),
+    409: errorResponse('A request with this Idempotency-Key is still running.'),
+    422: errorResponse('Not on sale, unavailable, over the limits, seated, or Idempotency-Key reused.'),
+  },
+});
+registerOperation({
+  method: 'get',
+  path: '/checkout_sessions/{id}',
+  operationId: 'retrieveCheckoutSession',
+  summary: 'Retrieve a checkout session',
+  request: { params: SessionIdParam },
+  responses: { 200: jsonResponse('The session.', CheckoutSessionSchema), 404: errorResponse('No such session in the organisation.') },
+});
+
+export function checkoutSessionRoutes(orders: OrdersClient): Router {
+  const router = Router();
+  router.post('/checkout_sessions', requireScope('orders:write'), async (req, res) => {
+    const body = validate(CreateCheckoutSessionBody, req.body ?? {});
+    const session = await orders.createCheckoutSession(
+      {
+        eventIdOrSlug: String(body.event_id),
+        items: body.items.map((item) => ({
+          ticketTypeId: BigInt(item.ticket_type_id),
+          quantity: item.quantity,
+          poolId: item.pool_id === undefined ? undefined : BigInt(item.pool_id),
+        })),
+        customer: body.customer
+          ? {
+              email: body.customer.email ?? undefined,
+              firstName: body.customer.first_name ?? undefined,
+              lastName: body.customer.last_name ?? undefined,
+              phone: body.customer.phone ?? undefined,
+            }
+          : undefined,
+        couponCode: body.coupon_code,
+        metadata: body.metadata ?? {},
+      },
+      res.locals.ctx as RequestContext,
+    );
+    res.status(201).json(toApiJson(gen.orders.CheckoutSessionSchema, session));
+  });
+
+  router.get('/checkout_sessions/:id', requireScope('orders:read'), async (req, res) => {
+    const { id } = validate(SessionIdParam, req.params);
+    const session = await orders.getCheckoutSession({ id }, res.locals.ctx as RequestContext);
+    res.json(toApiJson(gen.orders.CheckoutSessionSchema, session));
+  });
+  return router;
+}
