@@ -1,20 +1,11 @@
 import type { ApiError } from '@partner-api/shared';
 import type { EventRow, TicketTypeRow } from '../storage/catalog-repository';
+import { day, eventRow, NOW, ticketTypeRow } from './catalog.fixtures';
 import { planCheckout, type RequestedLine } from './checkout-rules';
 
-const NOW = new Date('2026-11-22T00:00:00Z');
-const day = (n: number) => new Date(NOW.getTime() + n * 86_400_000);
-
-const event = (overrides: Partial<EventRow> = {}): EventRow => ({
-  id: '1', organisation_id: '1', slug: 'show', title: 'Show', summary: null, description: null, status: 'published',
-  starts_at: day(10), ends_at: day(10.2), timezone: 'Australia/Sydney', doors: null, image_url: null, on_sale_at: null,
-  venue_id: null, categories: [], marked_sold_out: false, created_at: day(-5), updated_at: day(-1), ...overrides,
-});
-const type = (id: string, overrides: Partial<TicketTypeRow> = {}): TicketTypeRow => ({
-  id, event_id: '1', name: `Type ${id}`, description: null, price_cents: '5950', booking_fee_cents: '350', gst_applies: true,
-  min_per_order: 1, max_per_order: 10, sale_starts_at: null, sale_ends_at: null, hidden: false, seated: false,
-  pool_ids: ['p1'], ...overrides,
-});
+const event = eventRow;
+const type = (id: string, overrides: Partial<TicketTypeRow> = {}) =>
+  ticketTypeRow({ id, name: `Type ${id}`, price_cents: '5950', booking_fee_cents: '350', pool_ids: ['p1'], ...overrides });
 
 const TYPES = [
   type('ga'),
