@@ -1,8 +1,9 @@
 import { api as callApi, env, type ErrorBody } from './support/api';
-import { inventoryClient, keyAdmin, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
+import { inventoryClient, keyAdmin, operatorContext, ordersClient, uniqueSlug, type InventoryClient, type OrdersClient } from './support/operator';
 
 const ORG = () => Number(env('DEMO_ORGANISATION_ID'));
 let inventory: InventoryClient;
+let orders: OrdersClient;
 let liveKey: string;
 let testKey: string;
 let readOnlyKey: string;
@@ -51,13 +52,17 @@ const availableOf = async (slug: string, name: string) =>
 
 beforeAll(async () => {
   inventory = inventoryClient();
+  orders = ordersClient();
   const issue = (mode: 'live' | 'test', scopes: string[]) =>
     keyAdmin(async (admin) => (await admin.issueKey({ organisationId: ORG(), name: 'checkout-e2e', mode, scopes, rateLimit: 100_000 })).secret);
   liveKey = await issue('live', ['orders:write', 'orders:read', 'events:read']);
   testKey = await issue('test', ['orders:write', 'orders:read', 'events:read']);
   readOnlyKey = await issue('live', ['orders:read']);
 });
-afterAll(() => inventory.close());
+afterAll(() => {
+  inventory.close();
+  orders.close();
+});
 
 describe('POST /checkout_sessions', () => {
   it('holds tickets for a live key: 201 open, fee-inclusive totals, about 15 minutes, metadata as strings', async () => {
@@ -157,6 +162,45 @@ describe('POST /checkout_sessions', () => {
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe('resource_missing');
     }
+  });
+});
+
+describe('coupons', () => {
+  const coupon = (eventId: number, fields: Record<string, unknown>) =>
+    orders.upsertCoupon({ coupon: { eventId: BigInt(eventId), ...fields } as never }, operatorContext(ORG()));
+
+  it('takes a percentage off a live session, matching codes case-insensitively', async () => {
+    const { slug, eventId, ga } = await stage();
+    await coupon(eventId, { code: 'EARLY15', kind: 'percent', value: '15' });
+    const { status, body } = await create({ event_id: slug, items: [{ ticket_type_id: ga, quantity: 2 }], coupon_code: 'early15' });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({ subtotal: '119.00', discount: '17.85', total: '101.15', total_fees: '9.00' });
+  });
+
+  it('takes a fixed amount off, never below zero, and test keys check it without applying it', async () => {
+    const { slug, eventId, ga } = await stage();
+    await coupon(eventId, { code: 'TENOFF', kind: 'amount', value: '10.00' });
+    expect((await create({ event_id: slug, items: [{ ticket_type_id: ga, quantity: 1 }], coupon_code: 'TENOFF' })).body).toMatchObject({ discount: '10.00', total: '49.50' });
+    await coupon(eventId, { code: 'HUGE', kind: 'amount', value: '500.00' });
+    expect((await create({ event_id: slug, items: [{ ticket_type_id: ga, quantity: 1 }], coupon_code: 'HUGE' })).body).toMatchObject({ discount: '59.50', total: '0.00' });
+    expect((await create({ event_id: slug, items: [{ ticket_type_id: ga, quantity: 1 }], coupon_code: 'TENOFF' }, { key: testKey })).body).toMatchObject({ discount: '0.00', total: '59.50' });
+  });
+
+  it('refuses a coupon outside its window, and releases the hold it would have taken', async () => {
+    const { slug, eventId, ga } = await stage(5);
+    await coupon(eventId, { code: 'PAST', kind: 'percent', value: '50', validUntil: '2020-01-01T00:00:00Z' });
+    await coupon(eventId, { code: 'FUTURE', kind: 'percent', value: '50', validFrom: '2099-01-01T00:00:00Z' });
+    for (const code of ['PAST', 'FUTURE']) {
+      const response = await create({ event_id: slug, items: [{ ticket_type_id: ga, quantity: 5 }], coupon_code: code });
+      expect((response.body as unknown as ErrorBody).error).toMatchObject({ code: 'parameter_invalid', param: 'coupon_code' });
+    }
+    expect(await availableOf(slug, 'GA')).toBe(5);
+  });
+
+  it("cannot be set on another organisation's event", async () => {
+    await expect(
+      orders.upsertCoupon({ coupon: { eventId: 999_999_999n, code: 'NOPE', kind: 'percent', value: '10' } as never }, operatorContext(ORG())),
+    ).rejects.toMatchObject({ code: 'resource_missing' });
   });
 });
 

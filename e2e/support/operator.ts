@@ -14,6 +14,12 @@ export function inventoryClient(): InventoryClient {
   return createServiceClient(gen.inventory.InventoryService, process.env.INVENTORY_GRPC_ADDR ?? '127.0.0.1:50051');
 }
 
+export type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
+
+export function ordersClient(): OrdersClient {
+  return createServiceClient(gen.orders.OrdersService, process.env.ORDERS_GRPC_ADDR ?? '127.0.0.1:50052');
+}
+
 export const operatorContext = (organisationId: number): RequestContext => ({
   organisationId,
   mode: 'live',

@@ -18,9 +18,11 @@ import {
 export const cliEnv = databaseEnv.extend(redisEnv.shape).extend({
   LOG_LEVEL: z.string().default('warn'),
   INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+  ORDERS_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
 });
 
 type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
+type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
 
 export class CliContext {
   readonly config = loadConfig(cliEnv);
@@ -28,6 +30,12 @@ export class CliContext {
   private readonly pools = new Map<string, Pool>();
   private inventoryClient: InventoryClient | undefined;
   private redisClient: Redis | undefined;
+  private ordersClient: OrdersClient | undefined;
+
+  get orders(): OrdersClient {
+    this.ordersClient ??= createServiceClient(gen.orders.OrdersService, this.config.ORDERS_GRPC_ADDR);
+    return this.ordersClient;
+  }
 
   get redis(): Redis {
     this.redisClient ??= new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: 2 });
@@ -55,6 +63,7 @@ export class CliContext {
 
   async close(): Promise<void> {
     this.inventoryClient?.close();
+    this.ordersClient?.close();
     await this.redisClient?.quit();
     await Promise.all([...this.pools.values()].map((pool) => pool.end()));
   }

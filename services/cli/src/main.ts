@@ -2,6 +2,7 @@
 /** partnerctl: what the dashboard and the platform team do, from a terminal. */
 import { Command } from 'commander';
 import { registerCatalog } from './commands/catalog';
+import { registerCoupons } from './commands/coupons';
 import { registerDemo } from './commands/demo';
 import { registerMigrate } from './commands/migrate';
 import { registerOrganisations } from './commands/organisations';
@@ -11,4 +12,5 @@ registerMigrate(program);
 registerOrganisations(program);
 registerDemo(program);
 registerCatalog(program);
+registerCoupons(program);
 void program.parseAsync(process.argv);

@@ -2,6 +2,7 @@
 import { createServiceClient, gen, ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { OrdersConfig } from './config';
 import { CheckoutSessions } from './domain/checkout-sessions';
+import { Coupons } from './domain/coupons';
 import { ordersHandlers } from './grpc/handlers';
 import { CheckoutRepository } from './storage/checkout-repository';
 
@@ -13,13 +14,14 @@ export async function startOrders(config: OrdersConfig, logger?: Logger): Promis
   await runtime.outboxRelay(pool, config);
   const inventory = createServiceClient(gen.inventory.InventoryService, config.INVENTORY_GRPC_ADDR);
   runtime.lifecycle.onShutdown('inventory client', () => inventory.close());
+  const repository = new CheckoutRepository(pool);
   const sessions = new CheckoutSessions(
-    new CheckoutRepository(pool),
+    repository,
     inventory,
     { checkoutBaseUrl: config.CHECKOUT_BASE_URL, holdSeconds: config.HOLD_SECONDS },
     runtime.logger,
   );
-  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions), config.GRPC_PORT);
+  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, new Coupons(repository, inventory)), config.GRPC_PORT);
   await runtime.ready();
   return runtime;
 }

@@ -1,12 +1,17 @@
 /** gRPC handlers of the orders service. Methods not listed answer UNIMPLEMENTED. */
-import type { gen, ServiceHandlers } from '@partner-api/shared';
+import { ApiError, type gen, type ServiceHandlers } from '@partner-api/shared';
 import type { CheckoutSessions } from '../domain/checkout-sessions';
+import type { Coupons } from '../domain/coupons';
 
 type OrdersMethods = (typeof gen.orders.OrdersService)['method'];
 
-export function ordersHandlers(sessions: CheckoutSessions): Partial<ServiceHandlers<OrdersMethods>> {
+export function ordersHandlers(sessions: CheckoutSessions, coupons: Coupons): Partial<ServiceHandlers<OrdersMethods>> {
   return {
     createCheckoutSession: (request, ctx) => sessions.create(ctx, request),
     getCheckoutSession: (request, ctx) => sessions.get(ctx, request.id),
+    upsertCoupon: (request, ctx) => {
+      if (!request.coupon) throw new ApiError('parameter_missing', 'coupon is required.', 'coupon');
+      return coupons.upsert(ctx, request.coupon);
+    },
   };
 }

@@ -48,6 +48,30 @@ export class CheckoutRepository {
     return rows[0];
   }
 
+  /** Creates or replaces the coupon with this code for the event. */
+  async upsertCoupon(coupon: {
+    organisationId: number;
+    eventId: string;
+    code: string;
+    kind: 'percent' | 'amount';
+    value: bigint;
+    validFrom: Date | null;
+    validUntil: Date | null;
+    maxUses: number | null;
+  }): Promise<CouponRow & { code: string; event_id: string }> {
+    const { rows } = await this.pool.query<CouponRow & { code: string; event_id: string }>(
+      `INSERT INTO coupons (organisation_id, event_id, code, kind, value, valid_from, valid_until, max_uses)
+       VALUES ($1, $2, upper($3), $4, $5, $6, $7, $8)
+       ON CONFLICT (event_id, code) DO UPDATE
+         SET kind = EXCLUDED.kind, value = EXCLUDED.value, valid_from = EXCLUDED.valid_from,
+             valid_until = EXCLUDED.valid_until, max_uses = EXCLUDED.max_uses
+       WHERE coupons.organisation_id = EXCLUDED.organisation_id
+       RETURNING *`,
+      [coupon.organisationId, coupon.eventId, coupon.code, coupon.kind, coupon.value, coupon.validFrom, coupon.validUntil, coupon.maxUses],
+    );
+    return rows[0]!;
+  }
+
   async insertSession(session: Omit<SessionRow, 'status' | 'order_id' | 'created_at'> & { coupon_id: string | null }): Promise<SessionRow> {
     const { rows } = await this.pool.query<SessionRow>(
       `INSERT INTO checkout_sessions (id, organisation_id, event_id, status, items, customer, coupon_id, subtotal_cents,
