@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Local PostgreSQL, Redis and Kafka for development and tests, without Docker.
 # Installs what is missing, runs each under .data/ on loopback, waits until
-# ready, and records the URLs in .data/infra.env. Servers named by
-# DATABASE_URL, REDIS_URL or KAFKA_BROKERS in the environment are used as
-# they are. Idempotent: a second `up` returns at once.
+# ready, and records the URLs in .data/infra.env. A server named by
+# DATABASE_URL, REDIS_URL or KAFKA_BROKERS in the environment is used as it
+# is. Idempotent: `up` when everything runs returns in well under a second.
 #
 #   infra.sh up | down | status | env
-#   infra.sh start|stop postgres|redis|kafka      one server
+#   infra.sh start|stop postgres|redis|kafka      one server (crash tests)
 #   infra.sh kill redis                           SIGKILL, for crash tests
 set -euo pipefail
 
@@ -20,52 +20,88 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=deploy/local/kafka.sh
 . "$HERE/kafka.sh"
 
+ENV_FILE="$DATA/infra.env"
+
+usage() {
+  say "usage: $0 up|down|status|env | start|stop postgres|redis|kafka | kill redis"
+  exit 2
+}
+
+# One change at a time (two `make` runs, a test restarting Redis). Every
+# server we launch gets `9>&-`: an inherited descriptor would hold the lock
+# for as long as the server lives.
+lock() {
+  exec 9>"$DATA/.infra.lock"
+  flock -w 300 9 || die "another infra.sh has held $DATA/.infra.lock for 5 minutes"
+}
+
 write_env() {
+  # Written whole and renamed, so a reader never sees half a file.
   {
     echo "DATABASE_URL=${DATABASE_URL:-$PG_URL}"
     echo "REDIS_URL=${REDIS_URL:-$REDIS_URL_LOCAL}"
-    echo "KAFKA_BROKERS=${KAFKA_BROKERS:-127.0.0.1:$KAFKA_PORT}"
-  } >"$DATA/infra.env"
+    echo "KAFKA_BROKERS=${KAFKA_BROKERS:-$KAFKA_BOOTSTRAP}"
+  } >"$ENV_FILE.tmp"
+  mv "$ENV_FILE.tmp" "$ENV_FILE"
 }
 
-state() { # NAME ENVVAR RUNNING-CHECK
-  if [[ -n "${!2:-}" ]]; then echo "$1: external (${!2})"
-  elif $3; then echo "$1: running"
-  else echo "$1: stopped"; fi
-}
-
-one() { # start|stop NAME
-  case "$2" in
-    postgres | redis | kafka) "${2}_$1" ;;
-    *) die "unknown server: $2 (postgres, redis or kafka)" ;;
+server() { # postgres|redis|kafka -> the env var that points elsewhere, our endpoint
+  case "$1" in
+    postgres) echo "DATABASE_URL $PG_URL" ;;
+    redis) echo "REDIS_URL $REDIS_URL_LOCAL" ;;
+    kafka) echo "KAFKA_BROKERS $KAFKA_BOOTSTRAP" ;;
+    *) say "unknown server: $1 (postgres, redis or kafka)"; usage ;;
   esac
+}
+
+up() {
+  local name var endpoint
+  for name in postgres redis kafka; do
+    read -r var endpoint < <(server "$name")
+    if external "$var" "$endpoint"; then
+      say "$name: using $var from the environment"
+    else
+      "${name}_start"
+    fi
+  done
+  write_env
+}
+
+status() {
+  local name var endpoint
+  for name in postgres redis kafka; do
+    read -r var endpoint < <(server "$name")
+    if external "$var" "$endpoint"; then echo "$name: external ($var=${!var})"; else "${name}_status"; fi
+  done
 }
 
 case "${1:-}" in
   up)
-    [[ -n "${DATABASE_URL:-}" ]] || postgres_start
-    [[ -n "${REDIS_URL:-}" ]] || redis_start
-    [[ -n "${KAFKA_BROKERS:-}" ]] || kafka_start
-    write_env
+    lock
+    up
+    say "infrastructure up in ${SECONDS}s; URLs in ${ENV_FILE#"$ROOT"/}"
     ;;
   down)
+    lock
     kafka_stop
     redis_stop
     postgres_stop
     ;;
-  status)
-    state postgres DATABASE_URL postgres_running
-    state redis REDIS_URL redis_running
-    state kafka KAFKA_BROKERS kafka_running
+  status) status ;;
+  env)
+    [[ -f "$ENV_FILE" ]] || die "no ${ENV_FILE#"$ROOT"/} yet: run $0 up"
+    cat "$ENV_FILE"
     ;;
-  env) cat "$DATA/infra.env" ;;
-  start | stop) one "$1" "${2:-}" ;;
+  start | stop)
+    [[ $# -eq 2 ]] || usage
+    server "$2" >/dev/null
+    lock
+    "${2}_$1"
+    ;;
   kill)
-    [[ "${2:-}" == redis ]] || die "only 'kill redis' is supported"
+    [[ "${2:-}" == redis ]] || { say "only 'kill redis' is supported"; usage; }
+    lock
     redis_kill
     ;;
-  *)
-    say "usage: $0 up|down|status|env | start|stop postgres|redis|kafka | kill redis"
-    exit 2
-    ;;
+  *) usage ;;
 esac

@@ -1,30 +1,54 @@
-# Redis from Debian on 127.0.0.1:56379, data and AOF under .data/redis.
+# Redis from Debian on 127.0.0.1:56379; append-only file under .data/redis,
+# no RDB snapshots. Sourced by infra.sh after lib.sh.
+# shellcheck shell=bash
 REDIS_PORT=56379
+# shellcheck disable=SC2034 # used by infra.sh
 REDIS_URL_LOCAL="redis://127.0.0.1:$REDIS_PORT"
 REDIS_DIR="$DATA/redis"
 REDIS_PID="$REDIS_DIR/redis.pid"
+REDIS_LOG="$LOGS/redis.log"
 
-redis_running() { pid_alive "$(pid_from "$REDIS_PID")"; }
-
-redis_start() {
-  command -v redis-server >/dev/null || apt_install redis-server
-  if redis_running; then return 0; fi
-  mkdir -p "$REDIS_DIR"
-  redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$REDIS_DIR" --daemonize yes \
-    --pidfile "$REDIS_PID" --logfile "$LOGS/redis.log" --appendonly yes --save "" >/dev/null ||
-    die "redis-server did not start (see $LOGS/redis.log)"
-  wait_until 20 "$LOGS/redis.log" Redis redis_ping
-  say "Redis ready on 127.0.0.1:$REDIS_PORT"
+# redis-server names itself "redis-server 127.0.0.1:56379" in its command line.
+redis_running() { pid_is "$(pid_from "$REDIS_PID")" ":$REDIS_PORT"; }
+# PONG only once the AOF is loaded (LOADING before that).
+redis_ready() {
+  redis_running || { tail -n 20 "$REDIS_LOG" >&2; die "redis-server exited during start (see $REDIS_LOG)"; }
+  [[ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null)" == PONG ]]
 }
 
-redis_ping() { [[ "$(redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" == PONG ]]; }
+redis_start() {
+  if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+    apt_install redis-server redis-tools
+  fi
+  if ! redis_running; then
+    port_free "$REDIS_PORT" Redis
+    mkdir -p "$REDIS_DIR"
+    rm -f "$REDIS_PID" # a stale one (after `kill redis`) would fool the check above
+    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$REDIS_DIR" \
+      --daemonize yes --pidfile "$REDIS_PID" --logfile "$REDIS_LOG" \
+      --appendonly yes --save "" </dev/null >/dev/null 9>&- ||
+      { tail -n 20 "$REDIS_LOG" >&2; die "redis-server did not start (see $REDIS_LOG)"; }
+    # The daemon writes its pidfile a moment after the parent returns.
+    wait_until 10 "$REDIS_LOG" "Redis (pidfile)" test -s "$REDIS_PID"
+    wait_until 30 "$REDIS_LOG" Redis redis_ready
+    say "Redis ready on 127.0.0.1:$REDIS_PORT"
+  else
+    wait_until 30 "$REDIS_LOG" Redis redis_ready
+    say "Redis running on 127.0.0.1:$REDIS_PORT"
+  fi
+}
 
-redis_stop() { stop_pid Redis "$REDIS_PID" 10; }
-
-# For crash tests: the hard way, no chance to write anything.
-redis_kill() {
-  local pid
-  pid=$(pid_from "$REDIS_PID")
-  pid_alive "$pid" && kill -KILL "$pid"
+redis_stop() {
+  if redis_running; then stop_pid Redis "$(pid_from "$REDIS_PID")" 20; fi
   rm -f "$REDIS_PID"
+}
+
+# For crash tests: no chance to flush anything; the AOF is what survives.
+redis_kill() {
+  if redis_running; then kill_pid Redis "$(pid_from "$REDIS_PID")"; else say "Redis is not running"; fi
+  rm -f "$REDIS_PID"
+}
+
+redis_status() {
+  if redis_running; then echo "redis: running (127.0.0.1:$REDIS_PORT, pid $(pid_from "$REDIS_PID"))"; else echo "redis: stopped"; fi
 }
