@@ -1,13 +1,30 @@
 import { z } from 'zod';
-import { grpcServiceEnv, loadConfig } from '@partner-api/shared';
+import { grpcServiceEnv, loadConfig, portEnv } from '@partner-api/shared';
 
-export const ordersEnv = grpcServiceEnv({ grpc: 50052, ops: 9402 }).extend({
-  INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
-  /** Where customers pay: checkout_url is <base>/checkout/<session id>. */
-  CHECKOUT_BASE_URL: z.string().url().default('http://127.0.0.1:4100'),
-  /** How long a live session holds its tickets ("about 15 minutes"). */
-  HOLD_SECONDS: z.coerce.number().int().positive().default(900),
-});
+export const ordersEnv = grpcServiceEnv({ grpc: 50052, ops: 9402 })
+  .extend({
+    INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+    TICKETS_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
+    /** The hosted checkout's own HTTP port. */
+    CHECKOUT_HTTP_PORT: portEnv(4100),
+    /** Where customers pay: checkout_url is <base>/checkout/<session id>. */
+    CHECKOUT_BASE_URL: z.string().url().default('http://127.0.0.1:4100'),
+    /** How long a live session holds its tickets ("about 15 minutes"). */
+    HOLD_SECONDS: z.coerce.number().int().positive().default(900),
+    /** `simulated` (Stripe's test cards, no network) or `stripe`. */
+    PAYMENT_PROVIDER: z.enum(['simulated', 'stripe']).default('simulated'),
+    STRIPE_SECRET_KEY: z.string().optional(),
+    /** Another Stripe API address (tests run a local stand-in). */
+    STRIPE_API_BASE: z.string().url().optional(),
+    /** How often unfinished payments are looked at, and when they count as stuck. */
+    PAYMENT_RECOVERY_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
+    PAYMENT_COMPLETION_DELAY_MS: z.coerce.number().int().nonnegative().default(5_000),
+    PAYMENT_CHARGE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  })
+  .refine((env) => env.PAYMENT_PROVIDER !== 'stripe' || Boolean(env.STRIPE_SECRET_KEY), {
+    message: 'STRIPE_SECRET_KEY is required when PAYMENT_PROVIDER is stripe',
+    path: ['STRIPE_SECRET_KEY'],
+  });
 
 export type OrdersConfig = z.infer<typeof ordersEnv>;
 

@@ -1,27 +1,71 @@
-/** Starts the orders service (checkout sessions, orders, coupons, payments); tests call this and own its life. */
+/** Starts the orders service (checkout sessions, orders, coupons, payments, the hosted checkout); tests call this and own its life. */
 import { createServiceClient, gen, ServiceRuntime, type Logger } from '@partner-api/shared';
+import { SimulatedCardProcessor } from './adapters/simulated-card-processor';
+import { StripePaymentProvider } from './adapters/stripe-payment-provider';
 import type { OrdersConfig } from './config';
+import { CheckoutPayments } from './domain/checkout-payments';
 import { CheckoutSessions } from './domain/checkout-sessions';
 import { Coupons } from './domain/coupons';
+import { OrderFulfilment } from './domain/fulfilment';
+import { Orders } from './domain/orders';
+import type { PaymentProvider } from './domain/payment-provider';
 import { ordersHandlers } from './grpc/handlers';
 import { CheckoutRepository } from './storage/checkout-repository';
+import { OrderRepository } from './storage/order-repository';
+import { hostedCheckoutApp } from './web/hosted-checkout';
 
 export const SCHEMA = 'orders';
 
+export interface RunningOrders {
+  runtime: ServiceRuntime;
+  checkoutPort: number;
+}
+
+function paymentProvider(config: OrdersConfig): PaymentProvider {
+  return config.PAYMENT_PROVIDER === 'stripe'
+    ? new StripePaymentProvider({ secretKey: config.STRIPE_SECRET_KEY!, apiBase: config.STRIPE_API_BASE })
+    : new SimulatedCardProcessor();
+}
+
 export async function startOrders(config: OrdersConfig, logger?: Logger): Promise<ServiceRuntime> {
+  return (await startOrdersService(config, logger)).runtime;
+}
+
+export async function startOrdersService(config: OrdersConfig, logger?: Logger): Promise<RunningOrders> {
   const runtime = new ServiceRuntime('orders', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   await runtime.outboxRelay(pool, config);
   const inventory = createServiceClient(gen.inventory.InventoryService, config.INVENTORY_GRPC_ADDR);
-  runtime.lifecycle.onShutdown('inventory client', () => inventory.close());
-  const repository = new CheckoutRepository(pool);
+  const tickets = createServiceClient(gen.tickets.TicketsService, config.TICKETS_GRPC_ADDR);
+  runtime.lifecycle.onShutdown('service clients', () => {
+    inventory.close();
+    tickets.close();
+  });
+
+  const sessionsStore = new CheckoutRepository(pool);
+  const ordersStore = new OrderRepository(pool);
+  const provider = paymentProvider(config);
   const sessions = new CheckoutSessions(
-    repository,
+    sessionsStore,
     inventory,
     { checkoutBaseUrl: config.CHECKOUT_BASE_URL, holdSeconds: config.HOLD_SECONDS },
     runtime.logger,
   );
-  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, new Coupons(repository, inventory)), config.GRPC_PORT);
+  const fulfilment = new OrderFulfilment(pool, sessionsStore, ordersStore, inventory, tickets, provider, { holdSeconds: config.HOLD_SECONDS }, runtime.logger);
+  const payments = new CheckoutPayments(
+    pool,
+    sessionsStore,
+    ordersStore,
+    provider,
+    fulfilment,
+    { chargeTimeoutMs: config.PAYMENT_CHARGE_TIMEOUT_MS, completionDelayMs: config.PAYMENT_COMPLETION_DELAY_MS },
+    runtime.logger,
+  );
+  const orders = new Orders(ordersStore, tickets);
+
+  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory)), config.GRPC_PORT);
+  const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(payments, inventory, runtime.logger), config.CHECKOUT_HTTP_PORT);
+  runtime.every('payment recovery', config.PAYMENT_RECOVERY_INTERVAL_MS, () => payments.recover());
   await runtime.ready();
-  return runtime;
+  return { runtime, checkoutPort };
 }

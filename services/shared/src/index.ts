@@ -13,3 +13,4 @@ export * from './version';
 export * as gen from './gen';
 export * from './runtime';
 export * from './format';
+export * from './keyset';

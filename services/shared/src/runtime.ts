@@ -4,6 +4,8 @@
  * the outbox relay, the gRPC server and the ops port. A service's server.ts
  * reads as the list of what it needs.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type * as grpc from '@grpc/grpc-js';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { Redis } from 'ioredis';
@@ -91,6 +93,27 @@ export class ServiceRuntime {
     this.lifecycle.onShutdown('grpc server', () => handle.drain());
     this.grpcPort = handle.port;
     return handle.port;
+  }
+
+  /**
+   * Serves an HTTP handler (an Express app) on the bind host; returns the
+   * bound port. Shutdown stops accepting, lets in-flight requests finish,
+   * then drops idle keep-alive sockets.
+   */
+  async serveHttp(handler: http.RequestListener, port: number): Promise<number> {
+    const server = http.createServer(handler);
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.config.BIND_HOST, resolve);
+    });
+    this.lifecycle.onShutdown('http server', () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+    );
+    return (server.address() as AddressInfo).port;
   }
 
   /**

@@ -1,7 +1,9 @@
 /** Starts the tickets service (tickets, attendees, check-ins, transfers, comps); tests call this and own its life. */
 import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { TicketsConfig } from './config';
+import { Tickets } from './domain/tickets';
 import { ticketsHandlers } from './grpc/handlers';
+import { TicketRepository } from './storage/ticket-repository';
 
 export const SCHEMA = 'tickets';
 
@@ -9,7 +11,8 @@ export async function startTickets(config: TicketsConfig, logger?: Logger): Prom
   const runtime = new ServiceRuntime('tickets', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   await runtime.outboxRelay(pool, config);
-  await runtime.serveGrpc(gen.tickets.TicketsService, ticketsHandlers(), config.GRPC_PORT);
+  const tickets = new Tickets(pool, new TicketRepository(pool));
+  await runtime.serveGrpc(gen.tickets.TicketsService, ticketsHandlers(tickets), config.GRPC_PORT);
   await runtime.ready();
   return runtime;
 }

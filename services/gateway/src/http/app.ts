@@ -20,6 +20,7 @@ import { jsonBody } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
 import { catalogRoutes } from './routes/catalog';
 import { checkoutSessionRoutes } from './routes/checkout-sessions';
+import { orderRoutes } from './routes/orders';
 import { CursorSealer } from './pagination';
 import { rootRoutes } from './routes/root';
 import type { ServiceClients } from './service-clients';
@@ -67,8 +68,10 @@ export function createApp(deps: AppDependencies): Express {
   app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger));
 
   app.use(rootRoutes());
-  app.use(catalogRoutes(deps.clients.inventory, new CursorSealer(deps.cursorSecret)));
+  const sealer = new CursorSealer(deps.cursorSecret);
+  app.use(catalogRoutes(deps.clients.inventory, sealer));
   app.use(checkoutSessionRoutes(deps.clients.orders));
+  app.use(orderRoutes(deps.clients.orders, deps.clients.tickets, sealer));
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));

@@ -161,3 +161,49 @@ export const CheckoutSessionSchema = z
     created_at: timestamp,
   })
   .openapi('CheckoutSession');
+
+export const TicketSchema = z
+  .object({
+    object: z.literal('ticket'),
+    id: z.number().int().openapi({ description: 'Stable identifier; use it as the storage key.' }),
+    barcode: z.string().openapi({ description: 'What the QR code encodes. Rotates when the ticket is transferred; not a key.' }),
+    order_id: z.string().nullable().openapi({ description: 'Null for comp tickets.' }),
+    event_id: z.number().int(),
+    ticket_type_id: z.number().int(),
+    pool_id: z.number().int(),
+    ticket_type_name: z.string().openapi({ description: 'Ticket type name at issue.' }),
+    attendee: z.object({ first_name: z.string().nullable(), last_name: z.string().nullable(), email: z.string().nullable() }),
+    price: money.openapi({ description: 'Fee-inclusive price paid (`0.00` for comps).' }),
+    status: z.enum(['valid', 'checked_in', 'refunded', 'void']),
+    comp: z.boolean(),
+    seat_label: z.string().nullable(),
+    checked_in_at: timestamp.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Ticket');
+
+export const OrderSchema = z
+  .object({
+    object: z.literal('order'),
+    id: z.string().uuid().openapi({ description: 'For orders created through the API it equals the checkout session id.' }),
+    event_id: z.number().int(),
+    status: z.enum(['completed', 'partially_refunded', 'refunded']),
+    customer: CustomerSchema,
+    currency: z.literal('AUD'),
+    subtotal: money,
+    total_fees: money,
+    discount: money,
+    total: money,
+    refunded_amount: money,
+    payment_method: z.enum(['stripe', 'paypal', 'free', 'comp', 'other']),
+    checkout_session_id: z.string().nullable(),
+    sales_channel: z.enum(['api', 'embed', 'storefront', 'web']),
+    channel_origin: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    tickets: z.array(TicketSchema),
+    created_at: timestamp,
+    completed_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Order');

@@ -3,11 +3,10 @@
  * /events/{id}/ticket_types, /venues and /venues/{id}. Anything belonging to
  * another organisation is simply missing.
  */
-import { ApiError, notFound, type RequestContext } from '@partner-api/shared';
+import { ApiError, decodePosition, encodePosition, notFound, type RequestContext } from '@partner-api/shared';
 import type { CatalogRepository, EventRow, StatusFilter, TimeFilter } from '../storage/catalog-repository';
 import type { StockStore } from '../storage/stock-store';
 import { eventUrl, eventView, ticketTypeView, venueView, type CatalogSettings, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
-import { decodePosition, encodePosition } from './keyset';
 
 export interface ListPage<T> {
   data: T[];

@@ -89,7 +89,10 @@ export class HoldDesk {
        VALUES ($1, $2, $3, $4, 'held', $5) ON CONFLICT (id) DO NOTHING`,
       [request.holdId, ctx.organisationId, event.id, JSON.stringify(capped.map((p) => ({ pool_id: p.id, quantity: plan.perPool.get(p.id) }))), expiresAt],
     );
-    if (recorded.rowCount === 0) return this.repeatedHold(ctx, request.holdId, result);
+    if (recorded.rowCount === 0) {
+      const renewed = await this.renewReleased(ctx, request.holdId, event.id, capped, plan, expiresAt);
+      if (!renewed) return this.repeatedHold(ctx, request.holdId, result);
+    }
 
     let outcome: HoldOutcome;
     try {
@@ -205,6 +208,20 @@ export class HoldDesk {
       throw new ApiError('parameter_invalid', 'This hold id is already used.', 'hold_id');
     }
     return { ...result, expiresAt: formatTimestamp(existing.expires_at) };
+  }
+
+  /**
+   * A released hold taken again under the same id: orders does this when a
+   * customer pays a session whose hold lapsed. Only the organisation's own
+   * hold for the same event, and only from `released`.
+   */
+  private async renewReleased(ctx: RequestContext, holdId: string, eventId: string, capped: PoolRow[], plan: CheckoutPlan, expiresAt: Date): Promise<boolean> {
+    const renewed = await this.pool.query(
+      `UPDATE holds SET state = 'held', pools = $4, expires_at = $5, updated_at = now()
+       WHERE id = $1 AND organisation_id = $2 AND event_id = $3 AND state = 'released'`,
+      [holdId, ctx.organisationId, eventId, JSON.stringify(capped.map((p) => ({ pool_id: p.id, quantity: plan.perPool.get(p.id) }))), expiresAt],
+    );
+    return renewed.rowCount === 1;
   }
 
   private async markReleased(holdId: string): Promise<void> {

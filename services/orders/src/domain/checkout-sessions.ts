@@ -84,7 +84,7 @@ export class CheckoutSessions {
       return this.view(
         { id: '', organisation_id: String(ctx.organisationId), event_id: held.eventId.toString(), status: 'open', items, customer,
           subtotal_cents: String(totals.subtotal), total_fees_cents: String(totals.totalFees), discount_cents: '0', total_cents: String(totals.subtotal),
-          metadata: request.metadata, expires_at: new Date(0), order_id: null, created_at: this.clock() },
+          metadata: request.metadata, expires_at: new Date(0), order_id: null, coupon_id: null, paid_at: null, created_at: this.clock() },
         { dryRun: true, eventUrl: held.eventUrl },
       );
     }
@@ -115,7 +115,7 @@ export class CheckoutSessions {
 
   private view(session: SessionRow, dryRun?: { dryRun: true; eventUrl: string }): SessionInit {
     // A dry run holds nothing, so nothing can lapse: it reads as the open session it stands for.
-    const expired = !dryRun && session.status === 'open' && session.expires_at.getTime() <= this.clock().getTime();
+    const expired = !dryRun && session.status === 'open' && session.paid_at === null && session.expires_at.getTime() <= this.clock().getTime();
     return {
       object: 'checkout_session',
       id: dryRun ? undefined : session.id,

@@ -1,5 +1,5 @@
 /** Checkout sessions and coupons in the orders schema. */
-import type { Pool } from '@partner-api/shared';
+import type { Pool, PoolClient } from '@partner-api/shared';
 
 export interface CouponRow {
   id: string;
@@ -34,6 +34,9 @@ export interface SessionRow {
   metadata: Record<string, string>;
   expires_at: Date;
   order_id: string | null;
+  coupon_id: string | null;
+  /** When a payment succeeded; the order may still be being completed. */
+  paid_at: Date | null;
   created_at: Date;
 }
 
@@ -72,7 +75,7 @@ export class CheckoutRepository {
     return rows[0]!;
   }
 
-  async insertSession(session: Omit<SessionRow, 'status' | 'order_id' | 'created_at'> & { coupon_id: string | null }): Promise<SessionRow> {
+  async insertSession(session: Omit<SessionRow, 'status' | 'order_id' | 'paid_at' | 'created_at'>): Promise<SessionRow> {
     const { rows } = await this.pool.query<SessionRow>(
       `INSERT INTO checkout_sessions (id, organisation_id, event_id, status, items, customer, coupon_id, subtotal_cents,
                                       total_fees_cents, discount_cents, total_cents, metadata, expires_at)
@@ -89,5 +92,29 @@ export class CheckoutRepository {
   async findSession(organisationId: number, id: string): Promise<SessionRow | undefined> {
     const { rows } = await this.pool.query<SessionRow>('SELECT * FROM checkout_sessions WHERE id = $1 AND organisation_id = $2', [id, organisationId]);
     return rows[0];
+  }
+
+  /** The hosted checkout knows a session by its unguessable id alone. */
+  async findSessionById(id: string, client: Pool | PoolClient = this.pool, forUpdate = false): Promise<SessionRow | undefined> {
+    const { rows } = await client.query<SessionRow>(`SELECT * FROM checkout_sessions WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+    return rows[0];
+  }
+
+  /** What the customer typed on the hosted checkout completes what the partner pre-filled. */
+  async setCustomer(client: PoolClient, id: string, customer: Record<string, string | null>): Promise<void> {
+    await client.query('UPDATE checkout_sessions SET customer = $2, updated_at = now() WHERE id = $1', [id, JSON.stringify(customer)]);
+  }
+
+  async markPaid(client: PoolClient, id: string): Promise<void> {
+    await client.query('UPDATE checkout_sessions SET paid_at = coalesce(paid_at, now()), updated_at = now() WHERE id = $1', [id]);
+  }
+
+  async markCompleted(client: PoolClient, id: string): Promise<void> {
+    await client.query("UPDATE checkout_sessions SET status = 'completed', order_id = id, updated_at = now() WHERE id = $1", [id]);
+  }
+
+  /** A use is counted when the order completes (decision in docs/decisions.md). */
+  async countCouponUse(client: PoolClient, couponId: string): Promise<void> {
+    await client.query('UPDATE coupons SET used = used + 1 WHERE id = $1', [couponId]);
   }
 }

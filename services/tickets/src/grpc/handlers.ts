@@ -1,8 +1,13 @@
 /** gRPC handlers of the tickets service. Methods not listed answer UNIMPLEMENTED. */
 import type { gen, ServiceHandlers } from '@partner-api/shared';
+import type { Tickets } from '../domain/tickets';
 
 type TicketsMethods = (typeof gen.tickets.TicketsService)['method'];
 
-export function ticketsHandlers(): Partial<ServiceHandlers<TicketsMethods>> {
-  return {};
+export function ticketsHandlers(tickets: Tickets): Partial<ServiceHandlers<TicketsMethods>> {
+  return {
+    getTicket: (request, ctx) => tickets.get(ctx, request.id),
+    issueTicketsForOrder: async (request, ctx) => ({ tickets: await tickets.issueForOrder(ctx, request) }),
+    listTicketsForOrders: async (request, ctx) => ({ tickets: await tickets.forOrders(ctx, request.orderIds) }),
+  };
 }

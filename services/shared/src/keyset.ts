@@ -3,7 +3,7 @@
  * sealed cursors. The gateway already authenticated them; this still checks
  * their shape, because a service trusts no input.
  */
-import { ApiError } from '@partner-api/shared';
+import { ApiError } from './errors';
 
 export function encodePosition(position: string[] | undefined): string {
   return position ? JSON.stringify(position) : '';

@@ -1,0 +1,115 @@
+/**
+ * The hosted checkout: where a session's `checkout_url` leads. Outside the
+ * Partner API: no API key; the unguessable session id in the address is
+ * the customer's capability. Server-rendered HTML forms, no scripts.
+ */
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { ApiError, type Logger } from '@partner-api/shared';
+import type { CheckoutPayments, PaymentForm } from '../domain/checkout-payments';
+import { platformContext, type InventoryClient } from '../domain/fulfilment';
+import type { PaymentMethodInput } from '../domain/payment-provider';
+import type { SessionRow } from '../storage/checkout-repository';
+import { checkoutPage, completedPage, messagePage, processingPage, type EventSummary, type FormState } from './pages';
+
+type Form = Record<string, string | undefined>;
+
+/** Card fields as typed; the processor judges them. Expiry as MM/YY or MM/YYYY. */
+function cardFrom(form: Form): PaymentMethodInput | undefined {
+  if (!form.card_number?.trim()) return undefined;
+  const expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(form.card_expiry ?? '');
+  if (!expiry) throw new ApiError('parameter_invalid', 'Enter the card expiry as MM/YY.', 'card_expiry');
+  const year = Number(expiry[2]);
+  return {
+    kind: 'card',
+    number: form.card_number,
+    expMonth: Number(expiry[1]),
+    expYear: year < 100 ? 2000 + year : year,
+    cvc: (form.card_cvc ?? '').trim(),
+    name: (form.card_name ?? '').trim(),
+  };
+}
+
+export function hostedCheckoutApp(payments: CheckoutPayments, inventory: InventoryClient, logger: Logger): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          'default-src': ["'none'"],
+          'style-src': ["'unsafe-inline'"],
+          'form-action': ["'self'"],
+          'frame-ancestors': ["'none'"],
+          // TLS is the ingress's job; local runs are plain http on loopback.
+          'upgrade-insecure-requests': null,
+        },
+      },
+      frameguard: { action: 'deny' },
+      referrerPolicy: { policy: 'no-referrer' },
+    }),
+  );
+  app.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+  app.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
+
+  async function eventOf(session: SessionRow, requestId: string): Promise<EventSummary> {
+    const event = await inventory.getEvent({ idOrSlug: session.event_id }, platformContext(session.organisation_id, requestId));
+    return { title: event.title, startsAt: event.startsAt, venue: event.venue?.name };
+  }
+
+  app.get('/checkout/:id', async (req, res) => {
+    const requestId = randomUUID();
+    const session = await payments.session(String(req.params.id));
+    if (session.status !== 'completed' && session.paid_at) return void res.status(202).type('html').send(processingPage(session));
+    const event = await eventOf(session, requestId);
+    if (session.status === 'completed') return void res.type('html').send(completedPage(session, event));
+    res.type('html').send(checkoutPage(session, event, { lapsed: payments.isLapsed(session) }));
+  });
+
+  app.post('/checkout/:id/pay', async (req, res) => {
+    const requestId = randomUUID();
+    const id = String(req.params.id);
+    const form = (req.body ?? {}) as Form;
+    const state: FormState = { email: form.email, firstName: form.first_name, lastName: form.last_name };
+    let input: PaymentForm;
+    let result;
+    try {
+      input = { method: cardFrom(form), customer: { email: form.email, firstName: form.first_name, lastName: form.last_name } };
+      result = await payments.pay(id, input, requestId);
+    } catch (error) {
+      if (!(error instanceof ApiError) || !['parameter_missing', 'parameter_invalid'].includes(error.code)) throw error;
+      const session = await payments.session(id);
+      return void res.status(400).type('html').send(checkoutPage(session, await eventOf(session, requestId), { ...state, error: error.message, errorField: error.param ?? undefined, lapsed: payments.isLapsed(session) }));
+    }
+    const session = await payments.session(id);
+    switch (result.kind) {
+      case 'completed':
+        return void res.redirect(303, `/checkout/${session.id}`);
+      case 'processing':
+        return void res.status(202).type('html').send(processingPage(session));
+      case 'unavailable':
+        return void res.status(409).type('html').send(messagePage('Tickets no longer available', result.message));
+      case 'declined':
+        // The hold stays (unless it had lapsed): the customer can try another card.
+        return void res.status(402).type('html').send(checkoutPage(session, await eventOf(session, requestId), { ...state, error: result.message, lapsed: payments.isLapsed(session) }));
+    }
+  });
+
+  app.use((_req, res) => void res.status(404).type('html').send(messagePage('Not found', 'There is no such page.')));
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof ApiError && error.code === 'resource_missing') {
+      return void res.status(404).type('html').send(messagePage('Checkout not found', 'This checkout link is not valid. Ask the seller for a new one.'));
+    }
+    if ((error as { type?: string }).type === 'entity.too.large' || (error as { type?: string }).type === 'parameters.too.many') {
+      return void res.status(413).type('html').send(messagePage('Request too large', 'The form sent too much data.'));
+    }
+    logger.error({ err: error }, 'hosted checkout failed');
+    res.status(500).type('html').send(messagePage('Something went wrong', 'We could not process this page. Please try again in a moment.'));
+  });
+  return app;
+}

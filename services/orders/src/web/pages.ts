@@ -1,0 +1,102 @@
+/**
+ * The hosted checkout's HTML: plain server-rendered pages, one stylesheet
+ * inline in the head (allowed by its hash-free `style-src 'unsafe-inline'`),
+ * no scripts. Every value from a session or a customer is escaped.
+ */
+import escapeHtml from 'escape-html';
+import { formatCents } from '@partner-api/shared';
+import type { SessionRow } from '../storage/checkout-repository';
+
+export interface EventSummary {
+  title: string;
+  startsAt: string;
+  venue?: string;
+}
+
+export interface FormState {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  /** Message shown above the form (a decline, a missing field). */
+  error?: string;
+  /** The form field the error is about. */
+  errorField?: string;
+}
+
+const STYLE = `
+body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
+h1{font-size:1.5rem;margin-bottom:.25rem}.when{color:#555;margin-top:0}
+table{width:100%;border-collapse:collapse;margin:1rem 0}td,th{padding:.4rem;border-bottom:1px solid #ddd;text-align:left}
+td.num,th.num{text-align:right}.total td{font-weight:600}
+form{display:grid;gap:.6rem;margin-top:1rem}label{display:grid;gap:.2rem;font-size:.9rem}
+input{padding:.5rem;font-size:1rem;border:1px solid #aaa;border-radius:4px}
+button{padding:.7rem;font-size:1rem;background:#0a58ca;color:#fff;border:0;border-radius:4px;cursor:pointer}
+.notice{padding:.75rem;border-radius:4px;background:#fff3cd}.error{padding:.75rem;border-radius:4px;background:#f8d7da}
+.ok{padding:.75rem;border-radius:4px;background:#d1e7dd}.row{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}
+`;
+
+const e = (value: string | null | undefined) => escapeHtml(value ?? '');
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${e(title)}</title><style>${STYLE}</style></head>
+<body>${body}</body></html>`;
+}
+
+function summary(session: SessionRow, event: EventSummary): string {
+  const when = new Date(event.startsAt).toLocaleString('en-AU', { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' });
+  const rows = session.items
+    .map((item) => `<tr><td>${e(item.name)}</td><td class="num">${item.quantity}</td><td class="num">$${e(item.unit_price)}</td><td class="num">$${e(item.total)}</td></tr>`)
+    .join('');
+  const discount = BigInt(session.discount_cents) > 0n ? `<tr><td colspan="3">Discount</td><td class="num">−$${formatCents(BigInt(session.discount_cents))}</td></tr>` : '';
+  return `<h1>${e(event.title)}</h1>
+<p class="when">${e(when)} UTC${event.venue ? ` · ${e(event.venue)}` : ''}</p>
+<table><thead><tr><th>Ticket</th><th class="num">Qty</th><th class="num">Each</th><th class="num">Amount</th></tr></thead>
+<tbody>${rows}${discount}<tr class="total"><td colspan="3">Total (AUD, booking fees included)</td><td class="num" data-testid="total">$${formatCents(BigInt(session.total_cents))}</td></tr></tbody></table>`;
+}
+
+export function checkoutPage(session: SessionRow, event: EventSummary, state: FormState & { lapsed: boolean }): string {
+  const free = BigInt(session.total_cents) === 0n;
+  const value = (field: keyof FormState, prefilled: string | null | undefined) => e((state[field] as string | undefined) ?? prefilled ?? '');
+  const notice = state.lapsed
+    ? '<p class="notice" role="status">Your hold on these tickets has lapsed. When you pay we will hold them again if they are still available.</p>'
+    : `<p class="notice" role="status">Your tickets are held until ${e(session.expires_at.toISOString().replace('.000Z', 'Z'))}.</p>`;
+  const error = state.error ? `<p class="error" role="alert" data-testid="error">${e(state.error)}</p>` : '';
+  const card = free
+    ? ''
+    : `<label>Name on card<input name="card_name" autocomplete="cc-name" required></label>
+<label>Card number<input name="card_number" inputmode="numeric" autocomplete="cc-number" required></label>
+<div class="row"><label>Expiry (MM/YY)<input name="card_expiry" autocomplete="cc-exp" placeholder="MM/YY" required></label>
+<label>Security code<input name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required></label></div>`;
+  return layout(
+    `Checkout · ${event.title}`,
+    `${summary(session, event)}${notice}${error}
+<form method="post" action="/checkout/${e(session.id)}/pay">
+<label>Email<input type="email" name="email" autocomplete="email" required value="${value('email', session.customer?.email)}"></label>
+<div class="row"><label>First name<input name="first_name" autocomplete="given-name" value="${value('firstName', session.customer?.first_name)}"></label>
+<label>Last name<input name="last_name" autocomplete="family-name" value="${value('lastName', session.customer?.last_name)}"></label></div>
+${card}<button type="submit">${free ? 'Confirm free order' : `Pay $${formatCents(BigInt(session.total_cents))}`}</button>
+</form>`,
+  );
+}
+
+export function completedPage(session: SessionRow, event: EventSummary): string {
+  const tickets = session.items.reduce((sum, item) => sum + item.quantity, 0);
+  return layout(
+    `Order confirmed · ${event.title}`,
+    `${summary(session, event)}<p class="ok" role="status" data-testid="confirmation">Payment complete. Order <strong data-testid="order-id">${e(session.id)}</strong>: ${tickets} ticket${tickets === 1 ? '' : 's'} issued${session.customer?.email ? ` to ${e(session.customer.email)}` : ''}.</p>`,
+  );
+}
+
+export function processingPage(session: SessionRow): string {
+  // A refresh in the head, not a script: the page polls until the order is there.
+  return layout('Processing your payment', `<h1>Processing your payment</h1><p class="notice" role="status">Your payment for order ${e(session.id)} is being confirmed. This page refreshes by itself.</p>`).replace(
+    '<meta name="robots" content="noindex">',
+    `<meta name="robots" content="noindex"><meta http-equiv="refresh" content="2;url=/checkout/${e(session.id)}">`,
+  );
+}
+
+export function messagePage(title: string, message: string): string {
+  return layout(title, `<h1>${e(title)}</h1><p class="error" role="alert" data-testid="error">${e(message)}</p>`);
+}

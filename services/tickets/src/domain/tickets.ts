@@ -1,0 +1,108 @@
+/**
+ * Issuing and reading tickets. Issuing for an order is idempotent by order
+ * id: the first call writes one ticket per unit and one `ticket.issued`
+ * event per ticket in the same transaction; any repeat (a retried payment
+ * completion, a second orders process) gets the same tickets back.
+ */
+import { create, type MessageShape } from '@bufbuild/protobuf';
+import {
+  ApiError,
+  appendToOutbox,
+  buildEvent,
+  gen,
+  inTransaction,
+  isDryRun,
+  notFound,
+  parseCents,
+  randomBase62,
+  toApiJson,
+  type Pool,
+  type RequestContext,
+} from '@partner-api/shared';
+import type { NewTicket, TicketRepository, TicketRow } from '../storage/ticket-repository';
+import { ticketView, type TicketInit } from './ticket-view';
+
+type IssueRequest = MessageShape<typeof gen.tickets.IssueTicketsForOrderRequestSchema>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** More than any checkout can buy (20 lines of 100): a bigger request is a bug upstream. */
+const MAX_TICKETS_PER_ORDER = 2000;
+
+/** What a QR code encodes: 22 base62 characters, about 131 random bits. */
+export const newBarcode = (): string => randomBase62(22);
+
+export class Tickets {
+  constructor(
+    private readonly pool: Pool,
+    private readonly repository: TicketRepository,
+  ) {}
+
+  async get(ctx: RequestContext, id: bigint): Promise<TicketInit> {
+    const row = id > 0n && id < 2n ** 63n ? await this.repository.find(ctx.organisationId, id.toString()) : undefined;
+    if (!row) throw notFound('ticket');
+    return ticketView(row);
+  }
+
+  async forOrders(ctx: RequestContext, orderIds: string[]): Promise<TicketInit[]> {
+    const valid = orderIds.filter((id) => UUID.test(id));
+    return (await this.repository.forOrders(ctx.organisationId, valid)).map(ticketView);
+  }
+
+  async issueForOrder(ctx: RequestContext, request: IssueRequest): Promise<TicketInit[]> {
+    if (!UUID.test(request.orderId)) throw new ApiError('parameter_invalid', 'order_id must be a uuid.', 'order_id');
+    if (isDryRun(ctx)) throw new ApiError('parameter_invalid', 'Test-mode checkouts issue no tickets.', 'order_id');
+    const planned = this.plan(ctx, request);
+
+    const rows = await inTransaction(this.pool, async (client) => {
+      await this.repository.lockOrder(client, request.orderId);
+      const existing = await this.repository.forOrders(ctx.organisationId, [request.orderId], client);
+      if (existing.length > 0) return existing;
+      const issued = await this.repository.insertMany(client, planned);
+      const scope = { organisationId: ctx.organisationId, livemode: true };
+      for (const row of issued) {
+        const object = toApiJson(gen.tickets.TicketSchema, create(gen.tickets.TicketSchema, ticketView(row)));
+        await appendToOutbox(client, buildEvent('ticket.issued', scope, object), `ticket:${row.id}`);
+      }
+      return issued;
+    });
+    return rows.map(ticketView);
+  }
+
+  /** One ticket per unit, in line order, each with its own barcode. */
+  private plan(ctx: RequestContext, request: IssueRequest): NewTicket[] {
+    if (request.lines.length === 0) throw new ApiError('parameter_missing', 'An order needs at least one line.', 'lines');
+    const units = request.lines.reduce((sum, line) => sum + line.quantity, 0);
+    if (request.lines.some((line) => line.quantity < 1) || units > MAX_TICKETS_PER_ORDER) {
+      throw new ApiError('parameter_invalid', `Each line needs a quantity of at least 1, and at most ${MAX_TICKETS_PER_ORDER} tickets in all.`, 'lines');
+    }
+    const tickets: NewTicket[] = [];
+    for (const line of request.lines) {
+      let priceCents: number;
+      try {
+        priceCents = parseCents(line.unitPrice);
+      } catch {
+        throw new ApiError('parameter_invalid', 'unit_price must be a decimal amount like "49.50".', 'lines');
+      }
+      for (let unit = 0; unit < line.quantity; unit += 1) {
+        tickets.push({
+          organisation_id: String(ctx.organisationId),
+          barcode: newBarcode(),
+          order_id: request.orderId,
+          position: tickets.length,
+          event_id: request.eventId.toString(),
+          ticket_type_id: line.ticketTypeId.toString(),
+          pool_id: line.poolId.toString(),
+          ticket_type_name: line.ticketTypeName,
+          attendee_first_name: request.attendee?.firstName ?? null,
+          attendee_last_name: request.attendee?.lastName ?? null,
+          attendee_email: request.attendee?.email ?? null,
+          price_cents: String(priceCents),
+          comp: false,
+        });
+      }
+    }
+    return tickets;
+  }
+}
+
+export type { TicketRow };

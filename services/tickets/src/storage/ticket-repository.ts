@@ -1,0 +1,94 @@
+/** Tickets in the tickets schema. */
+import type { PoolClient, Pool } from '@partner-api/shared';
+
+export interface TicketRow {
+  id: string;
+  organisation_id: string;
+  barcode: string;
+  order_id: string | null;
+  position: number | null;
+  event_id: string;
+  ticket_type_id: string;
+  pool_id: string;
+  ticket_type_name: string;
+  attendee_first_name: string | null;
+  attendee_last_name: string | null;
+  attendee_email: string | null;
+  price_cents: string;
+  status: 'valid' | 'checked_in' | 'refunded' | 'void';
+  comp: boolean;
+  seat_label: string | null;
+  checked_in_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewTicket = Pick<
+  TicketRow,
+  | 'organisation_id'
+  | 'barcode'
+  | 'order_id'
+  | 'position'
+  | 'event_id'
+  | 'ticket_type_id'
+  | 'pool_id'
+  | 'ticket_type_name'
+  | 'attendee_first_name'
+  | 'attendee_last_name'
+  | 'attendee_email'
+  | 'price_cents'
+  | 'comp'
+>;
+
+const COLUMNS: Array<keyof NewTicket> = [
+  'organisation_id',
+  'barcode',
+  'order_id',
+  'position',
+  'event_id',
+  'ticket_type_id',
+  'pool_id',
+  'ticket_type_name',
+  'attendee_first_name',
+  'attendee_last_name',
+  'attendee_email',
+  'price_cents',
+  'comp',
+];
+
+export class TicketRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async find(organisationId: number, id: string): Promise<TicketRow | undefined> {
+    const { rows } = await this.pool.query<TicketRow>('SELECT * FROM tickets WHERE id = $1 AND organisation_id = $2', [id, organisationId]);
+    return rows[0];
+  }
+
+  async forOrders(organisationId: number, orderIds: string[], client: Pool | PoolClient = this.pool): Promise<TicketRow[]> {
+    if (orderIds.length === 0) return [];
+    const { rows } = await client.query<TicketRow>(
+      'SELECT * FROM tickets WHERE order_id = ANY($1::uuid[]) AND organisation_id = $2 ORDER BY order_id, position',
+      [orderIds, organisationId],
+    );
+    return rows;
+  }
+
+  /** Serialises issuing for one order across processes until the transaction ends. */
+  async lockOrder(client: PoolClient, orderId: string): Promise<void> {
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('tickets-for-order:' || $1, 0))", [orderId]);
+  }
+
+  async insertMany(client: PoolClient, tickets: NewTicket[]): Promise<TicketRow[]> {
+    if (tickets.length === 0) return [];
+    // One statement for the whole order: one array parameter per column.
+    const arrays = COLUMNS.map((column) => tickets.map((ticket) => ticket[column]));
+    const { rows } = await client.query<TicketRow>(
+      `INSERT INTO tickets (${COLUMNS.join(', ')})
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::uuid[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[],
+                            $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::boolean[])
+       RETURNING *`,
+      arrays,
+    );
+    return rows.sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
+  }
+}
