@@ -1,0 +1,90 @@
+/**
+ * The whole purchase in a real browser: a partner creates a checkout
+ * session, the customer opens checkout_url in Chromium, a declined card
+ * shows its error, a good card pays, and the partner then reads the order
+ * and its tickets while the events arrive on Kafka.
+ */
+import type { Browser } from 'playwright-core';
+import { api as callApi } from './support/api';
+import { launchBrowser } from './support/browser';
+import { EventCollector } from './support/events';
+import { DECLINED_CARD, GOOD_CARD } from './support/hosted-checkout';
+import { inventoryClient, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
+
+let browser: Browser;
+let inventory: InventoryClient;
+let org: { id: number; key: string };
+let events: EventCollector;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  inventory = inventoryClient();
+  org = await newOrganisation(['orders:write', 'orders:read', 'events:read']);
+  events = new EventCollector(org.id);
+  await events.start();
+});
+afterAll(async () => {
+  await browser?.close();
+  inventory?.close();
+  await events?.stop();
+});
+
+it('creates a session, pays in Chromium after a decline, and the order, tickets and events follow', async () => {
+  const ctx = operatorContext(org.id);
+  const slug = uniqueSlug('browser');
+  await inventory.upsertEvent({ fields: { slug, title: 'Browser Night', startsAt: new Date(Date.now() + 10 * 86_400_000).toISOString(), timezone: 'Australia/Sydney' } }, ctx);
+  const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Hall', capacity: 100n } }, ctx);
+  const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'Standing', price: '42.00', bookingFee: '2.00', maxPerOrder: 8, poolIds: [pool.id] } }, ctx);
+  await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+
+  const created = await callApi<{ id: string; checkout_url: string }>('/checkout_sessions', {
+    key: org.key,
+    method: 'POST',
+    body: { event_id: slug, items: [{ ticket_type_id: Number(type.id), quantity: 2 }], customer: { first_name: 'Robin' } },
+  });
+  expect(created.status).toBe(201);
+  const session = created.body;
+
+  const page = await browser.newPage();
+  await page.goto(session.checkout_url);
+  await expect(page.title()).resolves.toBe('Checkout · Browser Night');
+  await expect(page.getByTestId('total').textContent()).resolves.toBe('$84.00');
+  await expect(page.getByLabel('First name').inputValue()).resolves.toBe('Robin');
+
+  const fillCard = async (card: typeof GOOD_CARD) => {
+    await page.getByLabel('Name on card').fill(card.card_name);
+    await page.getByLabel('Card number').fill(card.card_number);
+    await page.getByLabel('Expiry (MM/YY)').fill(card.card_expiry);
+    await page.getByLabel('Security code').fill(card.card_cvc);
+  };
+  await page.getByLabel('Email').fill('robin@example.com');
+  await page.getByLabel('Last name').fill('Hood');
+  await fillCard(DECLINED_CARD);
+  await page.getByRole('button', { name: 'Pay $84.00' }).click();
+  await expect(page.getByRole('alert').textContent()).resolves.toBe('Your card was declined.');
+  expect((await callApi(`/orders/${session.id}`, { key: org.key })).status).toBe(404);
+  expect((await callApi<{ status: string }>(`/checkout_sessions/${session.id}`, { key: org.key })).body.status).toBe('open');
+
+  await fillCard(GOOD_CARD);
+  await page.getByRole('button', { name: 'Pay $84.00' }).click();
+  await page.getByTestId('confirmation').waitFor();
+  await expect(page.getByTestId('order-id').textContent()).resolves.toBe(session.id);
+  expect(new URL(page.url()).pathname).toBe(`/checkout/${session.id}`);
+
+  const order = await callApi<{ status: string; customer: Record<string, string | null>; tickets: Array<{ id: number; attendee: Record<string, string | null> }> }>(
+    `/orders/${session.id}`,
+    { key: org.key },
+  );
+  expect(order.status).toBe(200);
+  expect(order.body.status).toBe('completed');
+  expect(order.body.customer).toMatchObject({ email: 'robin@example.com', first_name: 'Robin', last_name: 'Hood' });
+  expect(order.body.tickets).toHaveLength(2);
+  expect(order.body.tickets[0]!.attendee).toEqual({ first_name: 'Robin', last_name: 'Hood', email: 'robin@example.com' });
+
+  const seen = await events.waitFor(
+    (all) => all.some((e) => e.type === 'order.completed' && e.data.object.id === session.id) && all.filter((e) => e.type === 'ticket.issued' && e.data.object.order_id === session.id).length === 2,
+    'order.completed and two ticket.issued',
+  );
+  expect(seen.filter((e) => e.type === 'order.completed' && e.data.object.id === session.id)).toHaveLength(1);
+  await page.close();
+});

@@ -1,0 +1,54 @@
+import type { SessionRow } from '../storage/checkout-repository';
+import { checkoutPage, completedPage, processingPage } from './pages';
+
+const session = (overrides: Partial<SessionRow> = {}): SessionRow => ({
+  id: '6f1c2d4e-0000-4000-8000-000000000001',
+  organisation_id: '1',
+  event_id: '9',
+  status: 'open',
+  items: [{ ticket_type_id: '1', pool_id: '2', name: 'GA <b>VIP</b>', quantity: 2, unit_price: '55.00', total: '110.00' }],
+  customer: { email: 'ann@example.com', first_name: '"><img src=x onerror=alert(1)>', last_name: null, phone: null },
+  subtotal_cents: '11000',
+  total_fees_cents: '1000',
+  discount_cents: '1100',
+  total_cents: '9900',
+  metadata: {},
+  expires_at: new Date('2026-11-22T10:15:00Z'),
+  order_id: null,
+  coupon_id: null,
+  paid_at: null,
+  created_at: new Date('2026-11-22T10:00:00Z'),
+  ...overrides,
+});
+const event = { title: 'Rock & <Roll>', startsAt: '2026-12-31T09:00:00Z', venue: 'Hall "A"' };
+
+describe('hosted checkout pages', () => {
+  it('escapes every value that comes from a partner or a customer', () => {
+    const html = checkoutPage(session(), event, { lapsed: false, error: '<script>x</script>' });
+    expect(html).not.toMatch(/<img|<script>x|<b>VIP/);
+    expect(html).toContain('Rock &amp; &lt;Roll&gt;');
+    expect(html).toContain('value="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"');
+    expect(html).toContain('&lt;script&gt;x&lt;/script&gt;');
+  });
+
+  it('shows lines, the discount and the total, and asks for a card unless the order is free', () => {
+    const html = checkoutPage(session(), event, { lapsed: false });
+    expect(html).toContain('−$11.00');
+    expect(html).toContain('data-testid="total">$99.00<');
+    expect(html).toContain('Pay $99.00');
+    expect(html).toContain('name="card_number"');
+    const free = checkoutPage(session({ total_cents: '0', subtotal_cents: '0', discount_cents: '0', total_fees_cents: '0' }), event, { lapsed: false });
+    expect(free).toContain('Confirm free order');
+    expect(free).not.toContain('name="card_number"');
+  });
+
+  it('says when the hold lapsed and when it runs out otherwise', () => {
+    expect(checkoutPage(session(), event, { lapsed: true })).toContain('has lapsed');
+    expect(checkoutPage(session(), event, { lapsed: false })).toContain('held until 2026-11-22T10:15:00Z');
+  });
+
+  it('confirms with the order id and ticket count, and the processing page refreshes itself', () => {
+    expect(completedPage(session({ status: 'completed' }), event)).toMatch(/Order <strong data-testid="order-id">6f1c2d4e-0000-4000-8000-000000000001<\/strong>: 2 tickets issued to ann@example\.com/);
+    expect(processingPage(session())).toContain('<meta http-equiv="refresh" content="2;url=/checkout/6f1c2d4e-0000-4000-8000-000000000001">');
+  });
+});
