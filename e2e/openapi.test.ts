@@ -24,6 +24,9 @@ describe('GET /openapi.json', () => {
       '/events',
       '/events/{id}',
       '/events/{id}/ticket_types',
+      '/orders',
+      '/orders/{id}',
+      '/tickets/{id}',
       '/venues',
       '/venues/{id}',
     ]);
