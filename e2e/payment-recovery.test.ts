@@ -40,7 +40,7 @@ it('completes a paid order after the orders process that took the payment is kil
   doomed = await startServiceProcess('orders', {
     GRPC_PORT: '50072',
     OPS_PORT: '9472',
-    CHECKOUT_HTTP_PORT: '4172',
+    HTTP_PORT: '4172',
     TICKETS_GRPC_ADDR: '127.0.0.1:9',
     PAYMENT_RECOVERY_INTERVAL_MS: '600000',
   });

@@ -5,8 +5,8 @@ export const ordersEnv = grpcServiceEnv({ grpc: 50052, ops: 9402 })
   .extend({
     INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
     TICKETS_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
-    /** The hosted checkout's own HTTP port. */
-    CHECKOUT_HTTP_PORT: portEnv(4100),
+    /** The hosted checkout's HTTP port (the chart sets HTTP_PORT for every component that serves HTTP). */
+    HTTP_PORT: portEnv(4100),
     /** Where customers pay: checkout_url is <base>/checkout/<session id>. */
     CHECKOUT_BASE_URL: z.string().url().default('http://127.0.0.1:4100'),
     /** How long a live session holds its tickets ("about 15 minutes"). */

@@ -64,7 +64,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger):
   const orders = new Orders(ordersStore, tickets);
 
   await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory)), config.GRPC_PORT);
-  const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(payments, inventory, runtime.logger), config.CHECKOUT_HTTP_PORT);
+  const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(payments, inventory, runtime.logger), config.HTTP_PORT);
   runtime.every('payment recovery', config.PAYMENT_RECOVERY_INTERVAL_MS, () => payments.recover());
   await runtime.ready();
   return { runtime, checkoutPort };
