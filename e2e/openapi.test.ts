@@ -23,6 +23,8 @@ describe('GET /openapi.json', () => {
       '/checkout_sessions/{id}',
       '/events',
       '/events/{id}',
+      '/events/{id}/attendees',
+      '/events/{id}/check_ins',
       '/events/{id}/ticket_types',
       '/orders',
       '/orders/{id}',

@@ -20,6 +20,7 @@ import { jsonBody } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
 import { catalogRoutes } from './routes/catalog';
 import { checkoutSessionRoutes } from './routes/checkout-sessions';
+import { eventTicketRoutes } from './routes/event-tickets';
 import { orderRoutes } from './routes/orders';
 import { CursorSealer } from './pagination';
 import { rootRoutes } from './routes/root';
@@ -72,6 +73,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(catalogRoutes(deps.clients.inventory, sealer));
   app.use(checkoutSessionRoutes(deps.clients.orders));
   app.use(orderRoutes(deps.clients.orders, deps.clients.tickets, sealer));
+  app.use(eventTicketRoutes(deps.clients.tickets, sealer));
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));

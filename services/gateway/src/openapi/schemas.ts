@@ -207,3 +207,13 @@ export const OrderSchema = z
     updated_at: timestamp,
   })
   .openapi('Order');
+
+export const CheckInSchema = z
+  .object({
+    object: z.literal('check_in'),
+    result: z.enum(['checked_in', 'already_checked_in']).openapi({ description: '`checked_in` on the first scan, `already_checked_in` on any later one.' }),
+    livemode: z.boolean(),
+    dry_run: z.boolean().openapi({ description: 'True for test keys: classified like a live scan, nothing recorded.' }),
+    ticket: TicketSchema,
+  })
+  .openapi('CheckIn');

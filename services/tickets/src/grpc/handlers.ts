@@ -1,12 +1,16 @@
 /** gRPC handlers of the tickets service. Methods not listed answer UNIMPLEMENTED. */
 import type { gen, ServiceHandlers } from '@partner-api/shared';
+import type { Attendees } from '../domain/attendees';
+import type { CheckIns } from '../domain/check-ins';
 import type { Tickets } from '../domain/tickets';
 
 type TicketsMethods = (typeof gen.tickets.TicketsService)['method'];
 
-export function ticketsHandlers(tickets: Tickets): Partial<ServiceHandlers<TicketsMethods>> {
+export function ticketsHandlers(tickets: Tickets, attendees: Attendees, checkIns: CheckIns): Partial<ServiceHandlers<TicketsMethods>> {
   return {
     getTicket: (request, ctx) => tickets.get(ctx, request.id),
+    listAttendees: (request, ctx) => attendees.list(ctx, request),
+    checkIn: (request, ctx) => checkIns.checkIn(ctx, request),
     issueTicketsForOrder: async (request, ctx) => ({ tickets: await tickets.issueForOrder(ctx, request) }),
     listTicketsForOrders: async (request, ctx) => ({ tickets: await tickets.forOrders(ctx, request.orderIds) }),
   };

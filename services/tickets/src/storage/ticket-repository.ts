@@ -23,6 +23,19 @@ export interface TicketRow {
   updated_at: Date;
 }
 
+/** One page of an event's attendee list: every ticket but the void ones, by id. */
+export interface AttendeeFilter {
+  organisationId: number;
+  eventId: string;
+  /** true: status checked_in; false: valid or refunded; undefined: both. */
+  checkedIn?: boolean | undefined;
+  /** Inclusive. */
+  updatedSince?: Date | undefined;
+  /** Keyset: ids strictly above this one. */
+  afterId?: string | undefined;
+  limit: number;
+}
+
 export type NewTicket = Pick<
   TicketRow,
   | 'organisation_id'
@@ -71,6 +84,45 @@ export class TicketRepository {
       [orderIds, organisationId],
     );
     return rows;
+  }
+
+  async findByBarcode(organisationId: number, barcode: string): Promise<TicketRow | undefined> {
+    const { rows } = await this.pool.query<TicketRow>('SELECT * FROM tickets WHERE barcode = $1 AND organisation_id = $2', [barcode, organisationId]);
+    return rows[0];
+  }
+
+  /** By id; one row more than the limit tells whether another page exists. */
+  async listForEvent(filter: AttendeeFilter): Promise<TicketRow[]> {
+    const values: unknown[] = [filter.organisationId, filter.eventId];
+    const where = ['organisation_id = $1', 'event_id = $2'];
+    if (filter.checkedIn === true) where.push("status = 'checked_in'");
+    else if (filter.checkedIn === false) where.push("status IN ('valid', 'refunded')");
+    else where.push("status <> 'void'");
+    if (filter.updatedSince) {
+      values.push(filter.updatedSince);
+      where.push(`updated_at >= $${values.length}`);
+    }
+    if (filter.afterId !== undefined) {
+      values.push(filter.afterId);
+      where.push(`id > $${values.length}::bigint`);
+    }
+    values.push(filter.limit + 1);
+    const { rows } = await this.pool.query<TicketRow>(`SELECT * FROM tickets WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${values.length}`, values);
+    return rows;
+  }
+
+  /**
+   * The first scan of a valid ticket, as one conditional statement: of any
+   * number of concurrent scans exactly one gets the row back; the others
+   * wait for its row lock, see the status it wrote and get nothing.
+   */
+  async markCheckedIn(client: PoolClient, id: string): Promise<TicketRow | undefined> {
+    const { rows } = await client.query<TicketRow>(
+      `UPDATE tickets SET status = 'checked_in', checked_in_at = now(), updated_at = now()
+       WHERE id = $1 AND status = 'valid' RETURNING *`,
+      [id],
+    );
+    return rows[0];
   }
 
   /** Serialises issuing for one order across processes until the transaction ends. */
