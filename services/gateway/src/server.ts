@@ -1,9 +1,9 @@
 /** Starts the gateway: the public HTTP edge in front of the four services. */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { GatewayConfig } from './config';
 import { createApp } from './http/app';
+import { createHttpServer } from './http/http-server';
 import { closeServiceClients, createServiceClients } from './http/service-clients';
 import { KeyRepository } from './storage/key-repository';
 
@@ -36,8 +36,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     cursorSecret: config.CURSOR_SECRET,
     trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
   });
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 65_000;
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.BIND_HOST, resolve));
   // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
   runtime.lifecycle.onShutdown('http server', () => new Promise<void>((resolve) => {

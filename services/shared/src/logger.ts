@@ -17,6 +17,12 @@ export const REDACTED_PATHS = [
   '*.apiKey',
 ];
 
+/**
+ * Lines go to stdout asynchronously: each is queued and written as soon as the
+ * previous write is done, so under load many lines leave in one write instead
+ * of one blocking write each. pino flushes what is queued when the process
+ * exits (exit, uncaught error, process.exit after a signal).
+ */
 export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
   return pino({
     name: service,
@@ -30,5 +36,5 @@ export function createLogger(service: string, level: string = process.env.LOG_LE
       if (!context || !isSpanContextValid(context)) return {};
       return { trace_id: context.traceId, span_id: context.spanId };
     },
-  });
+  }, pino.destination({ dest: 1, sync: false }));
 }

@@ -4,7 +4,6 @@
  * rate limit → routes (scope check, validation, one gRPC call) → errors.
  */
 import express, { type Express } from 'express';
-import pinoHttp from 'pino-http';
 import type { Logger } from '@partner-api/shared';
 import type { Redis } from 'ioredis';
 import { KeyResolver } from '../domain/key-resolver';
@@ -18,6 +17,7 @@ import { browserGuard } from './middleware/browser-guard';
 import { idempotency } from './middleware/idempotency';
 import { jsonBody } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
+import { requestLog } from './middleware/request-log';
 import { catalogRoutes } from './routes/catalog';
 import { checkoutSessionRoutes } from './routes/checkout-sessions';
 import { eventTicketRoutes } from './routes/event-tickets';
@@ -44,18 +44,7 @@ export function createApp(deps: AppDependencies): Express {
   app.set('etag', false);
 
   app.use(requestContext(deps.docsBaseUrl));
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (_req, res) => res.getHeader('Request-Id') as string,
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      // What a request log needs, and no more: no headers (keys, cookies), no bodies.
-      serializers: {
-        req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({ id: req.id, method: req.method, url: req.url, ip: req.remoteAddress }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-    }),
-  );
+  app.use(requestLog(deps.logger));
 
   const openApiDocument = generateOpenApiDocument(deps.publicBaseUrl);
   app.get('/openapi.json', (_req, res) => {

@@ -5,6 +5,9 @@ import { AlwaysOffSampler } from '@opentelemetry/sdk-trace-base';
 
 let sdk: NodeSDK | undefined;
 
+/** The instrumentations that move trace context across process boundaries (HTTP, gRPC, Kafka headers). */
+export const CONTEXT_CARRIERS = ['http', 'undici', 'grpc', 'kafkajs'];
+
 /**
  * Tracing is exported only to a configured collector. Without one, spans
  * are not sampled (nothing is recorded or sent) but trace context still
@@ -16,6 +19,10 @@ export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'p
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT);
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  // With nothing exported, instrumentations that only make spans (express, router,
+  // ioredis, pg, ...) make unrecorded ones at a cost on every call; keep those that
+  // carry trace context between processes. OTEL_NODE_ENABLED_INSTRUMENTATIONS overrides.
+  if (!exporting) process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS ??= CONTEXT_CARRIERS.join(',');
   sdk = new NodeSDK({
     serviceName,
     ...(exporting ? { traceExporter: new OTLPTraceExporter() } : { sampler: new AlwaysOffSampler(), spanProcessors: [] }),
