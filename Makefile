@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e chart-check bench-gateway bench-catalog clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser chart-check bench-gateway bench-catalog clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -65,7 +65,10 @@ test-integration: migrate ## integration tests against real PostgreSQL, Redis an
 	@mkdir -p $(DATA)/test-results
 	$(call JEST,integration) --runInBand
 
-test-e2e: up ## drive the running system over HTTP
+browser: ## Debian's Chromium for the browser tests
+	@deploy/local/browser.sh >/dev/null
+
+test-e2e: up browser ## drive the running system over HTTP (and the hosted checkout in Chromium)
 	@mkdir -p $(DATA)/test-results
 	$(call JEST,e2e) --runInBand
 	node e2e/openapi-lint.js
