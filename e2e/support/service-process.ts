@@ -1,51 +1,76 @@
-/** One service as its own process (the built dist), beside the stack `make up` started: replicas, crash tests. */
-import { spawn, type ChildProcess } from 'node:child_process';
+/**
+ * One service as its own process (the built dist), beside the stack `make
+ * up` started: replicas, crash tests. Ready once `/readyz` on its ops port
+ * answers 200; its output goes to `.data/logs/<log name>.log`.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
 
 export type ServiceName = 'gateway' | 'inventory' | 'orders' | 'tickets' | 'webhooks';
 
 export interface ServiceProcess {
   readonly name: ServiceName;
   readonly pid: number;
+  readonly opsUrl: string;
+  /** Whether `/readyz` answers 200 right now. */
+  ready(): Promise<boolean>;
   /** SIGTERM and wait for the exit (a drained shutdown). */
   stop(): Promise<void>;
   /** SIGKILL: the process dies where it stands. */
   kill(): Promise<void>;
 }
 
-async function waitReady(child: ChildProcess, opsPort: number, name: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${opsPort}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready`);
-    if (Date.now() > deadline) throw new Error(`${name} was not ready on ops port ${opsPort} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+export interface ServiceProcessOptions {
+  /** How long the process may take to report ready. */
+  timeoutMs?: number;
+  /** The log file's name under .data/logs, without `.log` (default: `test-<name>`). */
+  logName?: string;
 }
 
 /** Starts `services/<name>/dist/main.js` with the environment plus `env` (which must set OPS_PORT) and waits for /readyz. */
-export async function startServiceProcess(name: ServiceName, env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+export async function startServiceProcess(name: ServiceName, env: Record<string, string>, options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const opsPort = Number(env.OPS_PORT);
   if (!opsPort) throw new Error('OPS_PORT is required');
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: path.join(__dirname, '..', '..', 'services', name),
-    env: { ...process.env, LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const logFile = path.join(ROOT, '.data', 'logs', `${options.logName ?? `test-${name}`}.log`);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const log = fs.openSync(logFile, 'a');
+  const child = (() => {
+    try {
+      return spawn(process.execPath, ['dist/main.js'], {
+        cwd: path.join(ROOT, 'services', name),
+        env: { ...process.env, LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true', ...env },
+        stdio: ['ignore', log, log],
+      });
+    } finally {
+      fs.closeSync(log); // the child has its own copy
+    }
+  })();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const end = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  try {
-    await waitReady(child, opsPort, name, timeoutMs);
-  } catch (error) {
-    await end('SIGKILL');
-    throw error;
+  const opsUrl = `http://127.0.0.1:${opsPort}`;
+  const ready = async () => {
+    try {
+      return (await fetch(`${opsUrl}/readyz`, { signal: AbortSignal.timeout(2_000) })).ok;
+    } catch {
+      return false; // not listening yet
+    }
+  };
+
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ready())) {
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      const why = child.exitCode !== null ? `exited with ${child.exitCode}` : `was not ready within ${timeoutMs} ms`;
+      await end('SIGKILL');
+      throw new Error(`${name} (ops port ${opsPort}) ${why}; see ${path.relative(ROOT, logFile)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { name, pid: child.pid!, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+  return { name, pid: child.pid!, opsUrl, ready, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }

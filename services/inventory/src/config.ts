@@ -7,6 +7,8 @@ export const inventoryEnv = grpcServiceEnv({ grpc: 50051, ops: 9401 })
     PUBLIC_SITE_URL: z.string().url().default('https://tickets.example.com'),
     /** How often expired holds are returned to stock. */
     HOLD_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+    /** How long start-up waits for Redis to be connected and verified before serving anyway (not ready until it is). */
+    REDIS_VERIFY_TIMEOUT_MS: z.coerce.number().int().nonnegative().default(10_000),
   });
 
 export type InventoryConfig = z.infer<typeof inventoryEnv>;

@@ -7,6 +7,7 @@ import { HoldDesk } from './domain/hold-desk';
 import { HoldBook } from './storage/hold-book';
 import { inventoryHandlers } from './grpc/handlers';
 import { CatalogRepository } from './storage/catalog-repository';
+import { inventoryRedis } from './storage/redis-gate';
 import { StockStore } from './storage/stock-store';
 
 export const SCHEMA = 'inventory';
@@ -15,12 +16,15 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const runtime = new ServiceRuntime('inventory', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   await runtime.outboxRelay(pool, config);
-  const redis = runtime.redis(config.REDIS_URL);
+  const { redis, gate } = inventoryRedis(runtime, config.REDIS_URL);
   const repository = new CatalogRepository(pool);
-  const stock = new StockStore(redis, (poolIds) => repository.durableAvailability(poolIds));
+  const book = new HoldBook(redis, gate);
+  const stock = new StockStore(redis, repository, book, gate);
   const catalog = new Catalog(repository, stock, { publicSiteUrl: config.PUBLIC_SITE_URL });
   const admin = new CatalogAdmin(pool, catalog, stock);
-  const holds = new HoldDesk(pool, repository, stock, new HoldBook(redis), catalog, runtime.logger);
+  const holds = new HoldDesk(pool, repository, stock, book, catalog, runtime.logger);
+  // Serve once Redis is verified; if it is down, start anyway (not ready) and open when it is back.
+  await gate.whenOpen(config.REDIS_VERIFY_TIMEOUT_MS).catch((error: unknown) => runtime.logger.warn({ err: error }, 'starting before redis is available'));
   await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, holds), config.GRPC_PORT);
   runtime.every('hold sweeper', config.HOLD_SWEEP_INTERVAL_MS, () => holds.sweep());
   await runtime.ready();

@@ -126,7 +126,7 @@ describe('releasing, selling and expiring', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await available(slug)).toBe(10);
-  });
+  }, 15_000);
 
   it('rebuilds lost counters as capacity − sold − live holds', async () => {
     const { slug, eventId, typeId, poolId } = await onSaleEvent(20);

@@ -4,10 +4,14 @@
  * A hold is recorded in PostgreSQL first and taken from Redis second, so the
  * durable record never knows less than Redis: if Redis is lost, counters
  * rebuilt as capacity − sold − live holds can only undersell, never
- * oversell. A crash between the two leaves a recorded hold that Redis never
- * took; the sweeper releases it at expiry and Redis has nothing to return.
- * Selling (commit) moves the tickets to `pools.sold` in PostgreSQL before
- * Redis drops the hold, and the sweeper never returns a sold hold to stock.
+ * oversell; the rebuild writes the live holds' records back with the
+ * counter, so they return to stock when released (see StockStore). A crash
+ * between the two leaves a recorded hold that Redis never took; the sweeper
+ * releases it at expiry and Redis has nothing to return. Selling (commit)
+ * moves the tickets to `pools.sold` in PostgreSQL before Redis drops the
+ * hold, and the sweeper never returns a sold hold to stock. Nothing changes
+ * PostgreSQL while Redis is unusable (disconnected or not yet verified
+ * after a restart, see RedisGate): the caller retries later instead.
  */
 import { create } from '@bufbuild/protobuf';
 import {
@@ -99,11 +103,11 @@ export class HoldDesk {
       outcome = await this.takeFromRedis(event, capped, plan, request.holdId, expiresAt);
     } catch (error) {
       this.logger.error({ err: error, holdId: request.holdId }, 'holding stock in Redis failed');
-      await this.markReleased(request.holdId);
+      await this.abandon(event.id, request.holdId);
       throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
     }
     if (!outcome.held && outcome.reason !== 'already_held') {
-      await this.markReleased(request.holdId);
+      await this.abandon(event.id, request.holdId);
       throw new ApiError('exceeds_availability', 'Not enough tickets left for this order.', 'items');
     }
     if (outcome.held && (outcome.lowStock.length > 0 || outcome.soldOut.length > 0)) {
@@ -116,6 +120,7 @@ export class HoldDesk {
 
   /** Returns a hold's tickets to stock; safe to repeat. A sold hold is never returned. */
   async release(holdId: string): Promise<boolean> {
+    this.book.assertUsable();
     const row = await inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<HoldRow>('SELECT * FROM holds WHERE id = $1 FOR UPDATE', [holdId]);
       if (rows[0]?.state === 'held') await client.query("UPDATE holds SET state = 'released', updated_at = now() WHERE id = $1", [holdId]);
@@ -132,6 +137,7 @@ export class HoldDesk {
 
   /** Sells a live hold: the tickets move to `sold` for good. */
   async commit(holdId: string): Promise<boolean> {
+    this.book.assertUsable();
     const row = await inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<HoldRow>('SELECT * FROM holds WHERE id = $1 FOR UPDATE', [holdId]);
       const hold = rows[0];
@@ -151,6 +157,8 @@ export class HoldDesk {
 
   /** Releases holds whose time has passed; returns how many. */
   async sweep(limit = 200): Promise<number> {
+    // Nothing can go back to stock while Redis is away; the holds wait for the next sweep.
+    if (!this.book.usable) return 0;
     const { rows } = await this.pool.query<{ id: string }>(
       "SELECT id FROM holds WHERE state = 'held' AND expires_at <= $1 ORDER BY expires_at LIMIT $2",
       [this.clock(), limit],
@@ -224,8 +232,14 @@ export class HoldDesk {
     return renewed.rowCount === 1;
   }
 
-  private async markReleased(holdId: string): Promise<void> {
+  /**
+   * A hold that was not taken (refused, or Redis failed): released in
+   * PostgreSQL, then whatever Redis may hold for it after all is returned (a
+   * take whose answer was lost, or a record a concurrent rebuild wrote back).
+   */
+  private async abandon(eventId: string, holdId: string): Promise<void> {
     await this.pool.query("UPDATE holds SET state = 'released', updated_at = now() WHERE id = $1 AND state = 'held'", [holdId]);
+    await this.book.release(eventId, holdId).catch((error: unknown) => this.logger.warn({ err: error, holdId }, 'could not return an abandoned hold to stock'));
   }
 
   /** ticket_type.low_inventory for each type of a pool that crossed its threshold; event.sold_out when nothing is left. */

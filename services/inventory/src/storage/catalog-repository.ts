@@ -1,5 +1,6 @@
 /** Reads of the catalog tables. Every event query is scoped to the organisation. */
 import type { Pool, PoolClient } from '@partner-api/shared';
+import type { LiveHold, PoolSnapshot, SettledHold } from './stock-store';
 
 /** A pool or a transaction's client: reads work the same on either. */
 export type Queryable = Pick<Pool | PoolClient, 'query'>;
@@ -208,20 +209,45 @@ export class CatalogRepository {
     return rows;
   }
 
-  /** What is left per pool by the durable record: capacity less sold less live holds. */
-  async durableAvailability(poolIds: string[]): Promise<Map<string, number>> {
+  /**
+   * What is left per capped pool by the durable record (capacity less sold
+   * less live holds), with the live holds on it: one statement, so one
+   * snapshot, and the counter and hold records rebuilt from it agree.
+   */
+  async stockSnapshot(poolIds: string[]): Promise<Map<string, PoolSnapshot>> {
     if (poolIds.length === 0) return new Map();
-    const { rows } = await this.pool.query<{ id: string; available: number }>(
-      `SELECT p.id,
-              p.capacity - p.sold - coalesce((
-                SELECT sum((line->>'quantity')::int)
-                  FROM holds h, jsonb_array_elements(h.pools) line
-                 WHERE h.state = 'held' AND h.event_id = p.event_id AND line->>'pool_id' = p.id::text), 0)::int AS available
+    const { rows } = await this.pool.query<{ id: string; unsold: number; holds: Array<{ id: string; pools: Array<{ pool_id: string | number; quantity: number }>; expires_ms: number }> }>(
+      `SELECT p.id, p.capacity - p.sold AS unsold,
+              coalesce(json_agg(json_build_object('id', h.id, 'pools', h.pools, 'expires_ms', (extract(epoch FROM h.expires_at) * 1000)::bigint) ORDER BY h.id)
+                         FILTER (WHERE h.id IS NOT NULL), '[]') AS holds
          FROM pools p
-        WHERE p.id = ANY($1::bigint[]) AND p.capacity IS NOT NULL`,
+         LEFT JOIN holds h ON h.state = 'held' AND h.event_id = p.event_id
+              AND EXISTS (SELECT 1 FROM jsonb_array_elements(h.pools) line WHERE line->>'pool_id' = p.id::text)
+        WHERE p.id = ANY($1::bigint[]) AND p.capacity IS NOT NULL
+        GROUP BY p.id`,
       [poolIds],
     );
-    return new Map(rows.map((row) => [row.id, Math.max(0, row.available)]));
+    return new Map(
+      rows.map((row) => {
+        const holds: LiveHold[] = row.holds.map((hold) => ({
+          id: hold.id,
+          pools: hold.pools.map((line) => ({ poolId: String(line.pool_id), quantity: Number(line.quantity) })),
+          expiresAt: Number(hold.expires_ms),
+        }));
+        const held = holds.reduce((sum, hold) => sum + hold.pools.filter((line) => line.poolId === row.id).reduce((n, line) => n + line.quantity, 0), 0);
+        return [row.id, { available: Math.max(0, Number(row.unsold) - held), holds }];
+      }),
+    );
+  }
+
+  /** The holds among `ids` that are no longer live, and how they ended. */
+  async settledHolds(ids: string[]): Promise<SettledHold[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<{ id: string; event_id: string; state: 'released' | 'committed' }>(
+      "SELECT id, event_id, state FROM holds WHERE id = ANY($1::text[]) AND state <> 'held'",
+      [ids],
+    );
+    return rows.map((row) => ({ id: row.id, eventId: row.event_id, state: row.state }));
   }
 
   async ticketTypesForEvents(eventIds: string[]): Promise<TicketTypeRow[]> {

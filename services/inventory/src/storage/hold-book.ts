@@ -7,6 +7,11 @@
  * - release: returns a hold's tickets to stock; idempotent.
  * - commit: turns a hold into a sale (the tickets stay out of stock).
  *
+ * - restore: rebuilds a lost pool counter from the durable record together
+ *   with the records of the holds still live on it, so those holds go back
+ *   to stock when they are released, and a hold whose take was in flight
+ *   finds itself already held instead of being taken twice.
+ *
  * The hold script reports every pool that crossed its low-stock threshold
  * or reached zero, so `ticket_type.low_inventory` and `event.sold_out` can
  * fire exactly once per crossing.
@@ -53,10 +58,37 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `;
 
+// KEYS: 1 pool counter, 2 expiry index, 3.. hold records. ARGV: 1 available, then per hold: id, expiry (ms), record JSON.
+// Only where the counter is missing: a counter that exists (rebuilt by someone else) is the one to use.
+const RESTORE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+for i = 3, #KEYS do
+  local at = 2 + (i - 3) * 3
+  if redis.call('SET', KEYS[i], ARGV[at + 2], 'NX') then redis.call('ZADD', KEYS[2], ARGV[at + 1], ARGV[at]) end
+end
+return 1
+`;
+
 interface HoldCommands {
   holdStock(...args: (string | number)[]): Promise<Array<string | number>>;
   releaseHold(...args: (string | number)[]): Promise<number>;
   commitHold(...args: (string | number)[]): Promise<number>;
+  restoreStock(...args: (string | number)[]): Promise<number>;
+}
+
+/** Passed before every command: throws while Redis is not to be used (see redis-gate.ts). */
+export interface StockGate {
+  check(): void;
+  readonly isOpen: boolean;
+}
+
+/** A hold PostgreSQL still calls live, as the restore script writes it back. */
+export interface RestoredHold {
+  id: string;
+  pools: Array<{ poolId: string; quantity: number }>;
+  /** Epoch milliseconds. */
+  expiresAt: number;
 }
 
 export interface PoolQuantity {
@@ -85,15 +117,29 @@ interface HoldRecord {
 export class HoldBook {
   private readonly commands: HoldCommands;
 
-  constructor(private readonly redis: Redis) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly gate?: StockGate,
+  ) {
     redis.defineCommand('holdStock', { lua: HOLD });
     redis.defineCommand('releaseHold', { lua: RELEASE });
     redis.defineCommand('commitHold', { lua: COMMIT });
+    redis.defineCommand('restoreStock', { lua: RESTORE });
     this.commands = redis as unknown as HoldCommands;
+  }
+
+  /** Throws while Redis may not be used; callers ask before changing PostgreSQL. */
+  assertUsable(): void {
+    this.gate?.check();
+  }
+
+  get usable(): boolean {
+    return this.gate?.isOpen ?? true;
   }
 
   /** Holds every pool's quantity or nothing. Two lines on one pool must be merged by the caller. */
   async hold(eventId: string, holdId: string, pools: PoolQuantity[], expiresAt: Date): Promise<HoldOutcome> {
+    this.assertUsable();
     if (new Set(pools.map((pool) => pool.poolId)).size !== pools.length) throw new Error('pools must be merged before holding');
     const record: HoldRecord = { pools: pools.map(({ poolId, quantity }) => ({ poolId, quantity })) };
     const keys = [holdKey(eventId, holdId), expiryKey(eventId), ...pools.map((pool) => availabilityKey(eventId, pool.poolId))];
@@ -120,6 +166,7 @@ export class HoldBook {
 
   /** Returns the hold's tickets to stock; false when there was no such hold (already released or committed). */
   async release(eventId: string, holdId: string): Promise<boolean> {
+    this.assertUsable();
     const record = await this.redis.get(holdKey(eventId, holdId));
     if (!record) return false;
     const { pools } = JSON.parse(record) as HoldRecord;
@@ -129,11 +176,25 @@ export class HoldBook {
 
   /** The hold becomes a sale: its tickets stay out of stock. False when there was no such hold. */
   async commit(eventId: string, holdId: string): Promise<boolean> {
+    this.assertUsable();
     return (await this.commands.commitHold(2, holdKey(eventId, holdId), expiryKey(eventId), holdId)) === 1;
+  }
+
+  /**
+   * Sets a missing pool counter to `available` and writes back the records
+   * of the holds still live on the pool (those not already in Redis), in one
+   * step. False when the counter exists: someone rebuilt it first.
+   */
+  async restore(eventId: string, poolId: string, available: number, holds: RestoredHold[]): Promise<boolean> {
+    this.assertUsable();
+    const keys = [availabilityKey(eventId, poolId), expiryKey(eventId), ...holds.map((hold) => holdKey(eventId, hold.id))];
+    const args = [available, ...holds.flatMap((hold) => [hold.id, hold.expiresAt, JSON.stringify({ pools: hold.pools } satisfies HoldRecord)])];
+    return (await this.commands.restoreStock(keys.length, ...keys, ...args)) === 1;
   }
 
   /** Holds of an event whose time has passed, for the sweeper. */
   async expired(eventId: string, now: Date, limit = 500): Promise<string[]> {
+    this.assertUsable();
     return this.redis.zrangebyscore(expiryKey(eventId), 0, now.getTime(), 'LIMIT', 0, limit);
   }
 }

@@ -1,25 +1,55 @@
 /**
  * Live availability per pool, in Redis: the hot path later holds move. Keys
  * of one event share the hash tag `{ev:<id>}` so scripts over an event run
- * on one Redis Cluster shard. A missing key is (re)built from PostgreSQL,
- * the durable record, with SET NX so concurrent builders agree.
+ * on one Redis Cluster shard. A missing counter (a new pool, or a Redis that
+ * lost its data) is rebuilt from PostgreSQL, the durable record, as
+ * capacity − sold − live holds, together with the records of those live
+ * holds (HoldBook.restore), so that each of them returns its tickets when
+ * it is released and a hold whose take was in flight is not taken twice.
+ * Concurrent rebuilders agree: only the first restore of a counter writes.
  */
 import type { Redis } from 'ioredis';
 import type { PoolRow } from './catalog-repository';
+import type { HoldBook, RestoredHold, StockGate } from './hold-book';
 
 export const availabilityKey = (eventId: string, poolId: string) => `{ev:${eventId}}:avail:${poolId}`;
 
-/** What the durable record says is left per pool id: capacity less sold less live holds. */
-export type DurableAvailability = (poolIds: string[]) => Promise<Map<string, number>>;
+export type LiveHold = RestoredHold;
+
+/** What the durable record says about one pool: what is left, and the live holds on it. */
+export interface PoolSnapshot {
+  available: number;
+  holds: LiveHold[];
+}
+
+export interface SettledHold {
+  id: string;
+  eventId: string;
+  state: 'released' | 'committed';
+}
+
+/** The durable record, as the rebuild reads it (CatalogRepository). */
+export interface DurableStock {
+  /** Per capped pool id, read in one snapshot. */
+  stockSnapshot(poolIds: string[]): Promise<Map<string, PoolSnapshot>>;
+  /** The holds among `ids` that are no longer live. */
+  settledHolds(ids: string[]): Promise<SettledHold[]>;
+}
 
 export class StockStore {
+  /** Rebuilds in progress in this process, per pool id: concurrent readers share one. */
+  private readonly rebuilding = new Map<string, Promise<void>>();
+
   constructor(
     private readonly redis: Redis,
-    private readonly durable: DurableAvailability,
+    private readonly durable: DurableStock,
+    private readonly book: HoldBook,
+    private readonly gate?: StockGate,
   ) {}
 
   /** Available tickets per pool id; null for uncapped pools. */
   async availability(pools: PoolRow[]): Promise<Map<string, number | null>> {
+    this.gate?.check();
     const result = new Map<string, number | null>();
     const capped = pools.filter((pool) => pool.capacity !== null);
     for (const pool of pools) if (pool.capacity === null) result.set(pool.id, null);
@@ -29,10 +59,10 @@ export class StockStore {
     const values = await Promise.all(keys.map((key) => this.redis.get(key)));
     const missing = capped.filter((_, index) => values[index] === null);
     if (missing.length > 0) {
-      const durable = await this.durable(missing.map((pool) => pool.id));
-      await Promise.all(missing.map((pool) => this.redis.set(availabilityKey(pool.event_id, pool.id), durable.get(pool.id) ?? 0, 'NX')));
+      await this.rebuild(missing);
       const rebuilt = await Promise.all(missing.map((pool) => this.redis.get(availabilityKey(pool.event_id, pool.id))));
-      missing.forEach((pool, index) => result.set(pool.id, Number(rebuilt[index])));
+      // Gone again already (Redis lost it once more): report none left rather than guess.
+      missing.forEach((pool, index) => result.set(pool.id, Math.max(0, Number(rebuilt[index] ?? 0))));
     }
     capped.forEach((pool, index) => {
       if (values[index] !== null) result.set(pool.id, Math.max(0, Number(values[index])));
@@ -42,6 +72,7 @@ export class StockStore {
 
   /** A pool's capacity changed by `delta`: move what is left by the same amount. */
   async adjust(pool: Pick<PoolRow, 'event_id' | 'id'>, delta: number): Promise<void> {
+    this.gate?.check();
     const key = availabilityKey(pool.event_id, pool.id);
     // Only an existing counter moves; a missing one is rebuilt from PostgreSQL on read.
     await this.redis.eval(
@@ -54,6 +85,35 @@ export class StockStore {
 
   /** Forget a counter so the next read rebuilds it (a pool became uncapped or capped). */
   async forget(pool: Pick<PoolRow, 'event_id' | 'id'>): Promise<void> {
+    this.gate?.check();
     await this.redis.del(availabilityKey(pool.event_id, pool.id));
+  }
+
+  private async rebuild(pools: PoolRow[]): Promise<void> {
+    const pending = pools.filter((pool) => !this.rebuilding.has(pool.id));
+    if (pending.length > 0) {
+      const work = this.restore(pending);
+      const shared = work.finally(() => pending.forEach((pool) => this.rebuilding.delete(pool.id)));
+      pending.forEach((pool) => this.rebuilding.set(pool.id, shared));
+    }
+    await Promise.all(pools.map((pool) => this.rebuilding.get(pool.id)));
+  }
+
+  private async restore(pools: PoolRow[]): Promise<void> {
+    const snapshot = await this.durable.stockSnapshot(pools.map((pool) => pool.id));
+    const restored = new Set<string>();
+    await Promise.all(
+      pools.map(async (pool) => {
+        const { available, holds } = snapshot.get(pool.id) ?? { available: 0, holds: [] };
+        if (await this.book.restore(pool.event_id, pool.id, available, holds)) holds.forEach((hold) => restored.add(hold.id));
+      }),
+    );
+    // A hold released or sold between the snapshot and the restore found no
+    // record to drop; the restore has just written one back. Settle those
+    // again (both scripts act at most once per record).
+    for (const hold of await this.durable.settledHolds([...restored])) {
+      if (hold.state === 'committed') await this.book.commit(hold.eventId, hold.id);
+      else await this.book.release(hold.eventId, hold.id);
+    }
   }
 }

@@ -1,0 +1,172 @@
+/**
+ * Redis losing its data, or coming back with an old copy of it: the stock
+ * is rebuilt from PostgreSQL and never oversold, and holds that were live
+ * when Redis lost them still go back to stock. A real inventory service
+ * (gRPC, PostgreSQL, Redis) on a Redis database of its own, so dropping
+ * and killing its connections touches nothing else on the server.
+ */
+import { Pool } from 'pg';
+import { Redis } from 'ioredis';
+import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime } from '@partner-api/shared';
+import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
+import { HoldBook } from '../src/storage/hold-book';
+import { availabilityKey, StockStore } from '../src/storage/stock-store';
+
+const DB = 11;
+const ctx: RequestContext = { organisationId: 535354, mode: 'live', keyId: 1, requestId: 'it' };
+const redisUrl = () => {
+  const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:56379');
+  url.pathname = `/${DB}`;
+  return url.toString();
+};
+let inventory: ServiceRuntime;
+let client: ReturnType<typeof createServiceClient<(typeof gen.inventory.InventoryService)['method']>>;
+let db: Pool;
+let redis: Redis;
+
+beforeAll(async () => {
+  redis = new Redis(redisUrl());
+  await redis.flushdb();
+  inventory = await startInventory(
+    loadInventoryConfig({ ...process.env, REDIS_URL: redisUrl(), GRPC_PORT: '0', OPS_PORT: '0', HOLD_SWEEP_INTERVAL_MS: '200' }),
+    createLogger('it', 'silent'),
+  );
+  client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);
+  db = new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=inventory', max: 2 });
+}, 60_000);
+
+afterAll(async () => {
+  client.close();
+  await inventory.stop();
+  await db.end();
+  await redis.flushdb();
+  await redis.quit();
+});
+
+async function onSaleEvent(capacity: number) {
+  const slug = `loss-${randomBase62(8).toLowerCase()}`;
+  const event = await client.upsertEvent({ fields: { slug, title: 'Redis Loss', startsAt: new Date(Date.now() + 30 * 86_400_000).toISOString(), timezone: 'UTC' } }, ctx);
+  const pool = await client.upsertPool({ eventIdOrSlug: slug, fields: { name: 'GA', capacity: BigInt(capacity) } }, ctx);
+  const type = await client.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '10.00', bookingFee: '1.00', maxPerOrder: 100, poolIds: [pool.id] } }, ctx);
+  await client.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+  return { slug, eventId: event.id.toString(), poolId: pool.id.toString(), typeId: type.id };
+}
+
+const available = async (slug: string) => Number((await client.listTicketTypes({ eventIdOrSlug: slug }, ctx)).data[0]!.available);
+const hold = (slug: string, typeId: bigint, quantity: number, options: { id?: string; ttl?: number } = {}) =>
+  client.holdStock({ holdId: options.id ?? randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity }], ttlSeconds: options.ttl ?? 900, dryRun: false }, ctx);
+const holdState = async (id: string) => (await db.query<{ state: string }>('SELECT state FROM holds WHERE id = $1', [id])).rows[0]?.state;
+
+async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await read();
+      if (done(value)) return value;
+      last = value;
+    } catch (error) {
+      last = error instanceof Error ? error.message : error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last saw ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('Redis losing its data', () => {
+  it('returns holds that were live at the loss to stock when they expire or are released', async () => {
+    const { slug, eventId, typeId } = await onSaleEvent(10);
+    const lapsing = randomBase62(16);
+    const kept = randomBase62(16);
+    await hold(slug, typeId, 4, { id: lapsing, ttl: 2 });
+    await hold(slug, typeId, 3, { id: kept });
+    // Redis forgets everything about the event, holds included.
+    await redis.del(...(await redis.keys(`{ev:${eventId}}:*`)));
+    expect(await available(slug)).toBe(3);
+    await eventually('the lapsed hold to be released', () => holdState(lapsing), (state) => state === 'released');
+    expect(await eventually('its tickets to come back', () => available(slug), (left) => left === 7)).toBe(7);
+    expect(await client.releaseHold({ holdId: kept }, ctx)).toMatchObject({ released: true });
+    expect(await available(slug)).toBe(10);
+    // Released once only.
+    expect(await client.releaseHold({ holdId: kept }, ctx)).toMatchObject({ released: false });
+    expect(await available(slug)).toBe(10);
+  });
+
+  it('takes a hold whose record the rebuild already wrote back once, not twice', async () => {
+    const { slug, eventId, poolId, typeId } = await onSaleEvent(10);
+    const first = randomBase62(16);
+    await hold(slug, typeId, 2, { id: first });
+    await redis.del(...(await redis.keys(`{ev:${eventId}}:*`)));
+    // A hold recorded in PostgreSQL whose take in Redis is still to come, when the counter is rebuilt.
+    const inFlight = randomBase62(16);
+    await db.query(
+      `INSERT INTO holds (id, organisation_id, event_id, pools, state, expires_at)
+       SELECT $1, $2, p.event_id, jsonb_build_array(jsonb_build_object('pool_id', p.id::text, 'quantity', 3)), 'held', now() + interval '15 minutes'
+         FROM pools p WHERE p.event_id = $3`,
+      [inFlight, ctx.organisationId, eventId],
+    );
+    expect(await available(slug)).toBe(5);
+    // Its take now finds itself already held: nothing more comes off.
+    const book = new HoldBook(redis);
+    expect(await book.hold(eventId, inFlight, [{ poolId, quantity: 3, threshold: 5 }], new Date(Date.now() + 900_000))).toEqual({ held: false, reason: 'already_held' });
+    expect(await redis.get(availabilityKey(eventId, poolId))).toBe('5');
+    expect(await client.releaseHold({ holdId: inFlight }, ctx)).toMatchObject({ released: true });
+    expect(await available(slug)).toBe(8);
+  });
+
+  it('settles holds released or sold between the snapshot and the rebuild', async () => {
+    const eventId = `t${randomBase62(10)}`;
+    const pool = { id: '1', event_id: eventId, name: 'GA', capacity: 10, sold: 0 };
+    const liveHold = (id: string) => ({ id, pools: [{ poolId: '1', quantity: 2 }], expiresAt: Date.now() + 900_000 });
+    // The snapshot saw three live holds; by the time the counter is written back, one was released and one sold.
+    const durable = {
+      stockSnapshot: async () => new Map([['1', { available: 4, holds: [liveHold('a'), liveHold('b'), liveHold('c')] }]]),
+      settledHolds: async (ids: string[]) =>
+        [{ id: 'a', eventId, state: 'released' as const }, { id: 'b', eventId, state: 'committed' as const }].filter((hold) => ids.includes(hold.id)),
+    };
+    const book = new HoldBook(redis);
+    const stock = new StockStore(redis, durable, book);
+    expect(await stock.availability([pool])).toEqual(new Map([['1', 6]]));
+    expect(await redis.exists(`{ev:${eventId}}:hold:a`, `{ev:${eventId}}:hold:b`, `{ev:${eventId}}:hold:c`)).toBe(1);
+    expect(await book.release(eventId, 'c')).toBe(true);
+    expect(await stock.availability([pool])).toEqual(new Map([['1', 8]]));
+  });
+});
+
+describe('Redis coming back with an old copy of its data', () => {
+  it('drops every inventory key of the earlier run before selling again, and reports not ready until then', async () => {
+    const { slug, eventId, poolId, typeId } = await onSaleEvent(10);
+    await hold(slug, typeId, 4);
+    expect(await available(slug)).toBe(6);
+
+    // What an append-only file or a promoted replica could bring back: a counter from before the hold, and another run's marker.
+    await redis.set(`{ev:${eventId}}:avail:${poolId}`, '10');
+    await redis.set('inventory:redis-run', 'an-earlier-run');
+    // Someone else is dropping the stale keys (we hold their lock for now).
+    await redis.set('inventory:redis-run:wipe', 'another-process', 'PX', 60_000);
+    // The inventory's connection drops (as in a restart) and reconnects to the "restored" data.
+    const clients = (await redis.client('LIST')) as string;
+    const mine = String(await redis.client('ID'));
+    const theirs = clients
+      .split('\n')
+      .filter((line) => line.includes(` db=${DB} `) && !line.startsWith(`id=${mine} `))
+      .map((line) => /^id=(\d+)/.exec(line)![1]!);
+    expect(theirs.length).toBeGreaterThan(0);
+    for (const id of theirs) await redis.client('KILL', 'ID', id);
+
+    // Until the stale keys are gone: not ready, and no hold is taken on the old counter.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await inventory.lifecycle.readiness()).toEqual({ ready: false, failing: ['redis'] });
+    await expect(hold(slug, typeId, 5)).rejects.toMatchObject({ code: 'hold_failed' });
+    await expect(client.listTicketTypes({ eventIdOrSlug: slug }, ctx)).rejects.toBeDefined();
+    await redis.del('inventory:redis-run:wipe');
+
+    expect(await eventually('the inventory to verify Redis again', () => inventory.lifecycle.readiness(), (readiness) => readiness.ready)).toEqual({ ready: true, failing: [] });
+    const runId = /run_id:(\w+)/.exec(await redis.info('server'))![1];
+    expect(await redis.get('inventory:redis-run')).toBe(runId);
+    expect(await available(slug)).toBe(6);
+    await expect(hold(slug, typeId, 7)).rejects.toMatchObject({ code: 'exceeds_availability' });
+    await hold(slug, typeId, 6);
+    expect(await available(slug)).toBe(0);
+  });
+});
