@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser chart-check bench-gateway bench-catalog clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser chart-check bench-gateway bench-catalog bench-onsale clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -84,6 +84,9 @@ bench-gateway: up ## GET / through the gateway vs a bare node:http server (docs/
 
 bench-catalog: up ## GET /events through the stack vs the same query on PostgreSQL (docs/benchmarks.md)
 	node e2e/bench/catalog.js
+
+bench-onsale: up ## on-sale: checkout sessions, Lua vs row-lock holds, hold script vs redis-benchmark (docs/benchmarks.md)
+	node e2e/bench/onsale.js
 
 clean: down ## stop everything and remove build output and local data
 	rm -rf $(DATA) services/*/dist services/shared/src/gen
