@@ -34,6 +34,9 @@ function rateLimitHeaders(res: Response, limit: number, count: number, resetSeco
   res.setHeader('RateLimit-Reset', String(resetSeconds));
 }
 
+/** The caller's context, which authenticate put on the response; routes behind it read it here. */
+export const callerContext = (res: Response): RequestContext => res.locals.ctx as RequestContext;
+
 export function authenticate(resolver: KeyResolver, admission: KeyAdmission, clock: () => Date = () => new Date()): RequestHandler {
   return async (req, res, next) => {
     const secret = bearerToken(req.headers.authorization);

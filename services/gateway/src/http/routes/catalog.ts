@@ -1,12 +1,13 @@
 /** Catalog endpoints (events, ticket types, venues), served by the inventory service. */
 import { Router } from 'express';
-import { gen, toApiJson, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { gen, toApiJson, type ServiceClient } from '@partner-api/shared';
 import { errorResponse, jsonResponse, registerOperation } from '../../openapi/registry';
 import { EventSchema, listOf, TicketTypeSchema, VenueSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
 import { requireScope } from '../middleware/require-scope';
 import { listingScope, PaginationQuery, Pager, type CursorSealer } from '../pagination';
 import { validate } from '../validation';
+import { callerContext } from '../middleware/authenticate';
 
 type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
 
@@ -91,11 +92,10 @@ registerOperation({
 export function catalogRoutes(inventory: InventoryClient, sealer: CursorSealer): Router {
   const router = Router();
   const read = requireScope('events:read');
-  const ctxOf = (locals: Record<string, unknown>) => locals.ctx as RequestContext;
 
   router.get('/events', read, async (req, res) => {
     const query = validate(EventListQuery, req.query);
-    const ctx = ctxOf(res.locals);
+    const ctx = callerContext(res);
     const filters = { status: query.status, time: query.time, q: query.q, updated_since: query.updated_since };
     const pager = new Pager(sealer, listingScope('GET /events', ctx.organisationId, filters));
     const result = await inventory.listEvents(
@@ -107,13 +107,13 @@ export function catalogRoutes(inventory: InventoryClient, sealer: CursorSealer):
 
   router.get('/events/:id', read, async (req, res) => {
     const { id } = validate(EventIdParam, req.params);
-    const event = await inventory.getEvent({ idOrSlug: id }, ctxOf(res.locals));
+    const event = await inventory.getEvent({ idOrSlug: id }, callerContext(res));
     res.json(toApiJson(gen.inventory.EventSchema, event));
   });
 
   router.get('/events/:id/ticket_types', read, async (req, res) => {
     const { id } = validate(EventIdParam, req.params);
-    const result = await inventory.listTicketTypes({ eventIdOrSlug: id }, ctxOf(res.locals));
+    const result = await inventory.listTicketTypes({ eventIdOrSlug: id }, callerContext(res));
     res.json({
       object: 'list',
       data: result.data.map((type) => toApiJson(gen.inventory.TicketTypeSchema, type)),
@@ -124,7 +124,7 @@ export function catalogRoutes(inventory: InventoryClient, sealer: CursorSealer):
 
   router.get('/venues', read, async (req, res) => {
     const query = validate(PaginationQuery, req.query);
-    const ctx = ctxOf(res.locals);
+    const ctx = callerContext(res);
     const pager = new Pager(sealer, listingScope('GET /venues', ctx.organisationId, {}));
     const result = await inventory.listVenues({ page: pager.page(query) }, ctx);
     res.json(pager.envelope(result.data.map((venue) => toApiJson(gen.inventory.VenueSchema, venue)), result.pageInfo));
@@ -132,7 +132,7 @@ export function catalogRoutes(inventory: InventoryClient, sealer: CursorSealer):
 
   router.get('/venues/:id', read, async (req, res) => {
     const { id } = validate(VenueIdParam, req.params);
-    const venue = await inventory.getVenue({ id: BigInt(id) }, ctxOf(res.locals));
+    const venue = await inventory.getVenue({ id: BigInt(id) }, callerContext(res));
     res.json(toApiJson(gen.inventory.VenueSchema, venue));
   });
   return router;

@@ -1,11 +1,12 @@
 /** Checkout sessions, served by the orders service (which holds tickets through inventory). */
 import { Router } from 'express';
-import { gen, toApiJson, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { gen, toApiJson, type ServiceClient } from '@partner-api/shared';
 import { errorResponse, jsonResponse, registerOperation } from '../../openapi/registry';
 import { CheckoutSessionSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
 import { requireScope } from '../middleware/require-scope';
 import { validate } from '../validation';
+import { callerContext } from '../middleware/authenticate';
 
 type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
 
@@ -103,14 +104,14 @@ export function checkoutSessionRoutes(orders: OrdersClient): Router {
         couponCode: body.coupon_code,
         metadata: body.metadata ?? {},
       },
-      res.locals.ctx as RequestContext,
+      callerContext(res),
     );
     res.status(201).json(toApiJson(gen.orders.CheckoutSessionSchema, session));
   });
 
   router.get('/checkout_sessions/:id', requireScope('orders:read'), async (req, res) => {
     const { id } = validate(SessionIdParam, req.params);
-    const session = await orders.getCheckoutSession({ id }, res.locals.ctx as RequestContext);
+    const session = await orders.getCheckoutSession({ id }, callerContext(res));
     res.json(toApiJson(gen.orders.CheckoutSessionSchema, session));
   });
   return router;

@@ -3,7 +3,7 @@
  * resolves the event through inventory): the attendee list and check-ins.
  */
 import { Router } from 'express';
-import { gen, toApiJson, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { gen, toApiJson, type ServiceClient } from '@partner-api/shared';
 import { errorResponse, jsonResponse, registerOperation } from '../../openapi/registry';
 import { CheckInSchema, listOf, TicketSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
@@ -11,6 +11,7 @@ import { requireScope } from '../middleware/require-scope';
 import { listingScope, PaginationQuery, Pager, type CursorSealer } from '../pagination';
 import { validate } from '../validation';
 import { isoTime } from './catalog';
+import { callerContext } from '../middleware/authenticate';
 
 type TicketsClient = ServiceClient<(typeof gen.tickets.TicketsService)['method']>;
 
@@ -84,12 +85,11 @@ registerOperation({
 
 export function eventTicketRoutes(tickets: TicketsClient, sealer: CursorSealer): Router {
   const router = Router();
-  const ctxOf = (locals: Record<string, unknown>) => locals.ctx as RequestContext;
 
   router.get('/events/:id/attendees', requireScope('attendees:read'), async (req, res) => {
     const { id } = validate(EventIdParam, req.params);
     const query = validate(AttendeeListQuery, req.query);
-    const ctx = ctxOf(res.locals);
+    const ctx = callerContext(res);
     const filters = { event: id, checked_in: query.checked_in, updated_since: query.updated_since };
     const pager = new Pager(sealer, listingScope('GET /events/{id}/attendees', ctx.organisationId, filters));
     const result = await tickets.listAttendees(
@@ -113,7 +113,7 @@ export function eventTicketRoutes(tickets: TicketsClient, sealer: CursorSealer):
         code: body.code ?? undefined,
         ticketId: body.ticket_id == null ? undefined : BigInt(body.ticket_id),
       },
-      ctxOf(res.locals),
+      callerContext(res),
     );
     res.json(toApiJson(gen.tickets.CheckInResponseSchema, checkIn));
   });

@@ -1,6 +1,6 @@
 /** Orders (served by the orders service) and tickets (served by the tickets service). */
 import { Router } from 'express';
-import { gen, toApiJson, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { gen, toApiJson, type ServiceClient } from '@partner-api/shared';
 import { errorResponse, jsonResponse, registerOperation } from '../../openapi/registry';
 import { listOf, OrderSchema, TicketSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
@@ -8,6 +8,7 @@ import { requireScope } from '../middleware/require-scope';
 import { listingScope, PaginationQuery, Pager, type CursorSealer } from '../pagination';
 import { validate } from '../validation';
 import { isoTime } from './catalog';
+import { callerContext } from '../middleware/authenticate';
 
 type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
 type TicketsClient = ServiceClient<(typeof gen.tickets.TicketsService)['method']>;
@@ -62,11 +63,10 @@ registerOperation({
 
 export function orderRoutes(orders: OrdersClient, tickets: TicketsClient, sealer: CursorSealer): Router {
   const router = Router();
-  const ctxOf = (locals: Record<string, unknown>) => locals.ctx as RequestContext;
 
   router.get('/orders', requireScope('orders:read'), async (req, res) => {
     const query = validate(OrderListQuery, req.query);
-    const ctx = ctxOf(res.locals);
+    const ctx = callerContext(res);
     const filters = { event_id: query.event_id, status: query.status, updated_since: query.updated_since };
     const pager = new Pager(sealer, listingScope('GET /orders', ctx.organisationId, filters));
     const result = await orders.listOrders(
@@ -83,13 +83,13 @@ export function orderRoutes(orders: OrdersClient, tickets: TicketsClient, sealer
 
   router.get('/orders/:id', requireScope('orders:read'), async (req, res) => {
     const { id } = validate(OrderIdParam, req.params);
-    const order = await orders.getOrder({ id }, ctxOf(res.locals));
+    const order = await orders.getOrder({ id }, callerContext(res));
     res.json(toApiJson(gen.orders.OrderSchema, order));
   });
 
   router.get('/tickets/:id', requireScope('orders:read', 'attendees:read'), async (req, res) => {
     const { id } = validate(TicketIdParam, req.params);
-    const ticket = await tickets.getTicket({ id: BigInt(id) }, ctxOf(res.locals));
+    const ticket = await tickets.getTicket({ id: BigInt(id) }, callerContext(res));
     res.json(toApiJson(gen.tickets.TicketSchema, ticket));
   });
   return router;
