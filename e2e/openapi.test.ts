@@ -21,6 +21,7 @@ describe('GET /openapi.json', () => {
       '/',
       '/checkout_sessions',
       '/checkout_sessions/{id}',
+      '/comp_tickets',
       '/events',
       '/events/{id}',
       '/events/{id}/attendees',

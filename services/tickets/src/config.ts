@@ -1,13 +1,31 @@
 import { z } from 'zod';
 import { grpcServiceEnv, loadConfig } from '@partner-api/shared';
 
-export const ticketsEnv = grpcServiceEnv({ grpc: 50053, ops: 9403 }).extend({
-  /** Inventory resolves the event of an attendee list or a check-in (id or slug, in the caller's organisation). */
-  INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
-  /** How long a resolved event id is reused before inventory is asked again (0: always ask). */
-  EVENT_CACHE_MS: z.coerce.number().int().nonnegative().default(30_000),
-});
+export const ticketsEnv = grpcServiceEnv({ grpc: 50053, ops: 9403 })
+  .extend({
+    /** Inventory resolves the event of an attendee list or a check-in (id or slug, in the caller's organisation), and takes and returns comp stock. */
+    INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+    /** How long a resolved event id is reused before inventory is asked again (0: always ask). */
+    EVENT_CACHE_MS: z.coerce.number().int().nonnegative().default(30_000),
+    /** How comp guests are emailed: `log` (accepts and logs, sends nothing; the local default) or `smtp` (SMTP_URL). */
+    GUEST_MAILER: z.enum(['log', 'smtp']).default('log'),
+    /** The SMTP server for GUEST_MAILER=smtp: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`. */
+    SMTP_URL: z.string().url().optional(),
+    /** The sender of guest emails; its domain also names the Message-IDs. */
+    MAIL_FROM: z.string().min(3).default('Tickets <tickets@example.com>'),
+    /** How often queued guest emails are sent. */
+    COMP_EMAIL_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
+    /** A comp batch still unissued this long after it took stock gives the stock back (its process died mid-way). */
+    COMP_RECOVERY_AFTER_MS: z.coerce.number().int().positive().default(60_000),
+  })
+  .refine((env) => env.GUEST_MAILER !== 'smtp' || Boolean(env.SMTP_URL), {
+    message: 'SMTP_URL is required when GUEST_MAILER is smtp',
+    path: ['SMTP_URL'],
+  });
 
 export type TicketsConfig = z.infer<typeof ticketsEnv>;
 
 export const loadTicketsConfig = (env: NodeJS.ProcessEnv = process.env): TicketsConfig => loadConfig(ticketsEnv, env);
+
+/** The domain of MAIL_FROM's address (`Tickets <tickets@example.com>` → `example.com`). */
+export const mailDomain = (from: string): string => /@([^\s>]+)/.exec(from)?.[1] ?? 'localhost';

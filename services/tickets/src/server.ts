@@ -1,11 +1,17 @@
 /** Starts the tickets service (tickets, attendees, check-ins, transfers, comps); tests call this and own its life. */
 import { createServiceClient, gen, ServiceRuntime, type Logger } from '@partner-api/shared';
-import type { TicketsConfig } from './config';
+import { LogGuestMailer } from './adapters/log-guest-mailer';
+import { SmtpGuestMailer } from './adapters/smtp-guest-mailer';
+import { mailDomain, type TicketsConfig } from './config';
 import { Attendees } from './domain/attendees';
 import { CheckIns } from './domain/check-ins';
+import { CompTickets } from './domain/comp-tickets';
 import { EventDirectory } from './domain/event-directory';
+import type { GuestMailer } from './domain/guest-mailer';
+import { GuestEmails } from './domain/guest-emails';
 import { Tickets } from './domain/tickets';
 import { ticketsHandlers } from './grpc/handlers';
+import { CompRepository } from './storage/comp-repository';
 import { TicketRepository } from './storage/ticket-repository';
 
 export const SCHEMA = 'tickets';
@@ -16,11 +22,19 @@ export async function startTickets(config: TicketsConfig, logger?: Logger): Prom
   await runtime.outboxRelay(pool, config);
   const inventory = createServiceClient(gen.inventory.InventoryService, config.INVENTORY_GRPC_ADDR);
   runtime.lifecycle.onShutdown('service clients', () => inventory.close());
+  const mailer: GuestMailer =
+    config.GUEST_MAILER === 'smtp' ? new SmtpGuestMailer({ url: config.SMTP_URL!, from: config.MAIL_FROM }) : new LogGuestMailer(runtime.logger);
+  runtime.lifecycle.onShutdown('guest mailer', () => mailer.close());
 
   const repository = new TicketRepository(pool);
+  const comps = new CompRepository(pool);
   const events = new EventDirectory(inventory, config.EVENT_CACHE_MS);
-  const handlers = ticketsHandlers(new Tickets(pool, repository), new Attendees(repository, events), new CheckIns(pool, repository, events));
+  const compTickets = new CompTickets(pool, repository, comps, inventory, runtime.logger);
+  const handlers = ticketsHandlers(new Tickets(pool, repository), new Attendees(repository, events), new CheckIns(pool, repository, events), compTickets);
   await runtime.serveGrpc(gen.tickets.TicketsService, handlers, config.GRPC_PORT);
+  const guestEmails = new GuestEmails(comps, mailer, runtime.logger, mailDomain(config.MAIL_FROM));
+  runtime.every('guest emails', config.COMP_EMAIL_INTERVAL_MS, () => guestEmails.sendDue());
+  runtime.every('comp recovery', Math.max(1_000, Math.floor(config.COMP_RECOVERY_AFTER_MS / 4)), () => compTickets.returnStale(config.COMP_RECOVERY_AFTER_MS));
   await runtime.ready();
   return runtime;
 }

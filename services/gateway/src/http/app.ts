@@ -20,6 +20,7 @@ import { requestContext } from './middleware/request-context';
 import { requestLog } from './middleware/request-log';
 import { catalogRoutes } from './routes/catalog';
 import { checkoutSessionRoutes } from './routes/checkout-sessions';
+import { compTicketRoutes } from './routes/comp-tickets';
 import { eventTicketRoutes } from './routes/event-tickets';
 import { orderRoutes } from './routes/orders';
 import { CursorSealer } from './pagination';
@@ -63,6 +64,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(checkoutSessionRoutes(deps.clients.orders));
   app.use(orderRoutes(deps.clients.orders, deps.clients.tickets, sealer));
   app.use(eventTicketRoutes(deps.clients.tickets, sealer));
+  app.use(compTicketRoutes(deps.clients.tickets));
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));

@@ -36,4 +36,19 @@ describe('request validation', () => {
   it('returns the parsed value with defaults', () => {
     expect(validate(Body, { event_id: 1, items: [] })).toEqual({ event_id: 1, items: [], limit: 25 });
   });
+
+  it('names an absent field parameter_invalid where the endpoint says so (comp attendees), and the rest still parameter_missing', () => {
+    const options = { invalidWhenMissing: (param: string) => param === 'items' || param.startsWith('items[') };
+    const check = (input: unknown) => {
+      try {
+        validate(Body, input, options);
+        return undefined;
+      } catch (error) {
+        return error;
+      }
+    };
+    expect(check({ event_id: 1 })).toMatchObject({ code: 'parameter_invalid', param: 'items', message: 'items is required.' });
+    expect(check({ event_id: 1, items: [{ quantity: 1 }] })).toMatchObject({ code: 'parameter_invalid', param: 'items[0].ticket_type_id' });
+    expect(check({ items: [] })).toMatchObject({ code: 'parameter_missing', param: 'event_id' });
+  });
 });

@@ -183,6 +183,19 @@ export const TicketSchema = z
   })
   .openapi('Ticket');
 
+export const CompTicketBatchSchema = z
+  .object({
+    object: z.literal('comp_ticket_batch'),
+    livemode: z.boolean(),
+    dry_run: z.boolean().openapi({ description: 'True for test keys: validated and counted, nothing issued, taken or emailed.' }),
+    issued: z.number().int().openapi({ description: 'Tickets issued (for a test key: that a live call would issue now).' }),
+    failed: z
+      .array(z.object({ email: z.string(), reason: z.string().openapi({ description: 'Only `exceeds_stock` today; more reasons may be added.', example: 'exceeds_stock' }) }))
+      .openapi({ description: 'Guests that got no ticket, in request order.' }),
+    tickets: z.array(TicketSchema).openapi({ description: 'The issued tickets, in request order; empty for test keys.' }),
+  })
+  .openapi('CompTicketBatch');
+
 export const OrderSchema = z
   .object({
     object: z.literal('order'),

@@ -12,6 +12,13 @@
  * hold, and the sweeper never returns a sold hold to stock. Nothing changes
  * PostgreSQL while Redis is unusable (disconnected or not yet verified
  * after a restart, see RedisGate): the caller retries later instead.
+ *
+ * A comp batch is a hold sold on the spot (takeComp): recorded, taken from
+ * Redis and committed under the id `comp:<batch id>` by the same steps, so
+ * it shares their guarantees and their stock-crossing events. Giving a
+ * batch back (returnComp, when its tickets could not be issued) turns the
+ * sale back into a live hold in PostgreSQL, writes the hold's record back
+ * into Redis and releases it like any hold.
  */
 import { create } from '@bufbuild/protobuf';
 import {
@@ -34,6 +41,7 @@ import { type HoldBook, lowStockThreshold, type HoldOutcome } from '../storage/h
 import type { StockStore } from '../storage/stock-store';
 import type { Catalog } from './catalog';
 import { planCheckout, type CheckoutPlan, type RequestedLine } from './checkout-rules';
+import { compGrant, planComp } from './comp-rules';
 
 export interface HoldRequest {
   holdId: string;
@@ -49,6 +57,33 @@ export interface HoldResult {
   lines: Array<{ ticketTypeId: bigint; poolId: bigint; name: string; quantity: number; unitPrice: string; unitBookingFee: string; total: string }>;
   expiresAt?: string;
 }
+
+export interface CompTakeRequest {
+  batchId: string;
+  eventIdOrSlug: string;
+  ticketTypeId: string;
+  poolId?: string | undefined;
+  /** Guests in the batch. */
+  quantity: number;
+  dryRun: boolean;
+}
+
+export interface CompTake {
+  eventId: bigint;
+  poolId: bigint;
+  ticketTypeName: string;
+  /** Tickets taken (or, for a dry run, that would be): the first guests of the batch get them. */
+  granted: number;
+  eventTitle: string;
+  eventStartsAt: string;
+}
+
+/** The most guests one comp request carries (the spec's limit). */
+export const MAX_COMP_GUESTS = 50;
+/** A take that dies between recording and selling is released by the sweeper after this long. */
+const COMP_TAKE_TTL_SECONDS = 60;
+/** Takes tried while other sales keep taking the stock counted for this one. */
+const MAX_COMP_TAKE_ATTEMPTS = 10;
 
 interface HoldRow {
   id: string;
@@ -100,7 +135,7 @@ export class HoldDesk {
 
     let outcome: HoldOutcome;
     try {
-      outcome = await this.takeFromRedis(event, capped, plan, request.holdId, expiresAt);
+      outcome = await this.takeFromRedis(event, capped, plan.perPool, request.holdId, expiresAt);
     } catch (error) {
       this.logger.error({ err: error, holdId: request.holdId }, 'holding stock in Redis failed');
       await this.abandon(event.id, request.holdId);
@@ -167,6 +202,153 @@ export class HoldDesk {
     return rows.length;
   }
 
+  /**
+   * Takes stock for a comp batch, for good: as many of `quantity` as are
+   * left (compGrant), recorded as a hold, taken from Redis and committed to
+   * `pools.sold`. Repeating a batch id returns the first take; a batch given
+   * back is taken again. A test key (or `dryRun`) counts and takes nothing.
+   */
+  async takeComp(ctx: RequestContext, request: CompTakeRequest): Promise<CompTake> {
+    if (!Number.isInteger(request.quantity) || request.quantity < 1 || request.quantity > MAX_COMP_GUESTS) {
+      throw new ApiError('parameter_invalid', `A comp batch holds 1 to ${MAX_COMP_GUESTS} guests.`, 'attendees');
+    }
+    if (!request.batchId) throw new ApiError('parameter_missing', 'batch_id is required.', 'batch_id');
+    const event = await this.repository.findEvent(ctx.organisationId, request.eventIdOrSlug);
+    if (!event) throw notFound('event', 'event_id');
+    const [pools, types] = await Promise.all([this.repository.poolsForEvents([event.id]), this.repository.ticketTypesForEvents([event.id])]);
+    const { type, poolId } = planComp(event, types, request, this.clock());
+    const pool = pools.find((candidate) => candidate.id === poolId)!;
+    const capped = pool.capacity === null ? [] : [pool];
+    const take = (granted: number): CompTake => ({
+      eventId: BigInt(event.id),
+      poolId: BigInt(pool.id),
+      ticketTypeName: type.name,
+      granted,
+      eventTitle: event.title,
+      eventStartsAt: formatTimestamp(event.starts_at),
+    });
+    const holdId = `comp:${request.batchId}`;
+    const dryRun = request.dryRun || isDryRun(ctx);
+
+    if (!dryRun) {
+      const earlier = await this.pool.query<HoldRow>('SELECT * FROM holds WHERE id = $1', [holdId]);
+      const existing = earlier.rows[0];
+      if (existing && (Number(existing.organisation_id) !== ctx.organisationId || existing.event_id !== event.id)) {
+        throw new ApiError('parameter_invalid', 'This batch id is already used.', 'batch_id');
+      }
+      // Taken before (a retry): the same tickets, or a take cut short that is finished now.
+      if (existing?.state === 'committed') return take(this.takenQuantity(existing, request.quantity));
+      if (existing?.state === 'held') return this.finishComp(ctx, event, pools, capped, holdId, this.takenQuantity(existing, request.quantity), take);
+    }
+
+    let granted = compGrant(request.quantity, (await this.readAvailability(capped)).get(pool.id) ?? null);
+    if (dryRun) return take(granted);
+
+    // Another sale can take the stock between the count and the take: count again and take what is left.
+    for (let attempt = 1; ; attempt += 1) {
+      const expiresAt = new Date(this.clock().getTime() + COMP_TAKE_TTL_SECONDS * 1000);
+      const lines = JSON.stringify(capped.map((p) => ({ pool_id: p.id, quantity: granted })));
+      const recorded = await this.pool.query(
+        `INSERT INTO holds (id, organisation_id, event_id, pools, state, expires_at) VALUES ($1, $2, $3, $4, 'held', $5)
+         ON CONFLICT (id) DO UPDATE SET state = 'held', pools = excluded.pools, expires_at = excluded.expires_at, updated_at = now()
+           WHERE holds.state = 'released' AND holds.organisation_id = excluded.organisation_id AND holds.event_id = excluded.event_id`,
+        [holdId, ctx.organisationId, event.id, lines, expiresAt],
+      );
+      if (recorded.rowCount === 0) throw new ApiError('internal_error', 'An internal error occurred.');
+      let outcome: HoldOutcome;
+      try {
+        outcome = await this.takeFromRedis(event, capped, new Map([[pool.id, granted]]), holdId, expiresAt);
+      } catch (error) {
+        this.logger.error({ err: error, holdId }, 'taking comp stock in Redis failed');
+        await this.abandon(event.id, holdId);
+        throw new ApiError('hold_failed', 'Tickets could not be taken; retry with the same Idempotency-Key.');
+      }
+      if (outcome.held || outcome.reason === 'already_held') return this.finishComp(ctx, event, pools, capped, holdId, granted, take, outcome);
+      await this.abandon(event.id, holdId);
+      // Each short take means another sale got there first, so stock only falls between attempts;
+      // a counter lost again (Redis restarting), or a pool that keeps racing, is a retry later.
+      if (outcome.reason !== 'short' || attempt === MAX_COMP_TAKE_ATTEMPTS) {
+        throw new ApiError('hold_failed', 'Tickets could not be taken; retry with the same Idempotency-Key.');
+      }
+      granted = compGrant(request.quantity, outcome.available);
+    }
+  }
+
+  /**
+   * Gives a comp batch's tickets back (their tickets could not be issued):
+   * `pools.sold` goes down and the take becomes a live hold again in one
+   * transaction, its record is written back into Redis, and it is released
+   * like any hold. Safe to repeat; false when there was nothing to return.
+   */
+  async returnComp(ctx: RequestContext, batchId: string): Promise<boolean> {
+    this.book.assertUsable();
+    const holdId = `comp:${batchId}`;
+    const row = await inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<HoldRow>('SELECT * FROM holds WHERE id = $1 FOR UPDATE', [holdId]);
+      const hold = rows[0];
+      if (!hold || Number(hold.organisation_id) !== ctx.organisationId) return undefined;
+      if (hold.state === 'committed') {
+        for (const line of hold.pools) await client.query('UPDATE pools SET sold = sold - $2 WHERE id = $1', [line.pool_id, line.quantity]);
+        // Live again until released below; if this process dies first, the sweeper releases it.
+        await client.query(`UPDATE holds SET state = 'held', expires_at = now() + interval '${COMP_TAKE_TTL_SECONDS} seconds', updated_at = now() WHERE id = $1`, [holdId]);
+      }
+      return hold;
+    });
+    if (!row || row.state === 'released') return false;
+    if (row.state === 'committed' && row.pools.length > 0) {
+      const lines = row.pools.map((line) => ({ poolId: String(line.pool_id), quantity: line.quantity }));
+      await this.book.reinstate(row.event_id, holdId, lines, this.clock());
+    }
+    await this.release(holdId);
+    return true;
+  }
+
+  /** Sells a recorded comp take and announces the crossings its take caused. */
+  private async finishComp(
+    ctx: RequestContext,
+    event: EventRow,
+    pools: PoolRow[],
+    capped: PoolRow[],
+    holdId: string,
+    granted: number,
+    take: (granted: number) => CompTake,
+    outcome?: HoldOutcome,
+  ): Promise<CompTake> {
+    if (!outcome && capped.length > 0) {
+      // A take cut short after recording: Redis may or may not have it (the hold script does nothing twice).
+      const expiresAt = new Date(this.clock().getTime() + COMP_TAKE_TTL_SECONDS * 1000);
+      outcome = await this.takeFromRedis(event, capped, new Map([[capped[0]!.id, granted]]), holdId, expiresAt).catch((error: unknown) => {
+        this.logger.error({ err: error, holdId }, 'taking comp stock in Redis failed');
+        throw new ApiError('hold_failed', 'Tickets could not be taken; retry with the same Idempotency-Key.');
+      });
+      if (!outcome.held && outcome.reason !== 'already_held') {
+        await this.abandon(event.id, holdId);
+        throw new ApiError('exceeds_availability', 'No tickets are left in this pool for comps.', 'attendees');
+      }
+    }
+    await this.commit(holdId);
+    if (outcome?.held && (outcome.lowStock.length > 0 || outcome.soldOut.length > 0)) {
+      await this.announceCrossings(ctx, event, pools, outcome).catch((error: unknown) =>
+        this.logger.error({ err: error, eventId: event.id }, 'could not announce stock crossings'),
+      );
+    }
+    return take(granted);
+  }
+
+  /** Tickets a recorded take holds: its pool line, or the whole batch on an uncapped pool (nothing is recorded per pool there). */
+  private takenQuantity(hold: HoldRow, requested: number): number {
+    return hold.pools.length > 0 ? hold.pools.reduce((sum, line) => sum + line.quantity, 0) : requested;
+  }
+
+  private async readAvailability(capped: PoolRow[]): Promise<Map<string, number | null>> {
+    try {
+      return await this.stock.availability(capped);
+    } catch (error) {
+      this.logger.error({ err: error }, 'reading stock from Redis failed');
+      throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
+    }
+  }
+
   private result(event: EventRow, plan: CheckoutPlan): HoldResult {
     return {
       eventId: BigInt(event.id),
@@ -185,13 +367,7 @@ export class HoldDesk {
 
   /** Enough left right now? Cheap, and keeps hopeless attempts off PostgreSQL during a sell-out. */
   private async precheck(capped: PoolRow[], plan: CheckoutPlan): Promise<void> {
-    let availability: Map<string, number | null>;
-    try {
-      availability = await this.stock.availability(capped);
-    } catch (error) {
-      this.logger.error({ err: error }, 'reading stock from Redis failed');
-      throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
-    }
+    const availability = await this.readAvailability(capped);
     for (const pool of capped) {
       if ((availability.get(pool.id) ?? 0) < plan.perPool.get(pool.id)!) {
         throw new ApiError('exceeds_availability', 'Not enough tickets left for this order.', 'items');
@@ -199,8 +375,8 @@ export class HoldDesk {
     }
   }
 
-  private async takeFromRedis(event: EventRow, capped: PoolRow[], plan: CheckoutPlan, holdId: string, expiresAt: Date): Promise<HoldOutcome> {
-    const lines = capped.map((pool) => ({ poolId: pool.id, quantity: plan.perPool.get(pool.id)!, threshold: lowStockThreshold(pool.capacity!) }));
+  private async takeFromRedis(event: EventRow, capped: PoolRow[], perPool: Map<string, number>, holdId: string, expiresAt: Date): Promise<HoldOutcome> {
+    const lines = capped.map((pool) => ({ poolId: pool.id, quantity: perPool.get(pool.id)!, threshold: lowStockThreshold(pool.capacity!) }));
     if (lines.length === 0) return { held: true, lowStock: [], soldOut: [] };
     const outcome = await this.book.hold(event.id, holdId, lines, expiresAt);
     if (outcome.held || outcome.reason !== 'unknown_pool') return outcome;

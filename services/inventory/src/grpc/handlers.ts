@@ -36,6 +36,16 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
       }),
     releaseHold: async (request) => ({ released: await holds.release(request.holdId) }),
     commitHold: async (request) => ({ committed: await holds.commit(request.holdId) }),
+    takeCompStock: (request, ctx) =>
+      holds.takeComp(ctx, {
+        batchId: request.batchId,
+        eventIdOrSlug: request.eventIdOrSlug,
+        ticketTypeId: request.ticketTypeId.toString(),
+        poolId: request.poolId === undefined ? undefined : request.poolId.toString(),
+        quantity: request.quantity,
+        dryRun: request.dryRun,
+      }),
+    returnStock: async (request, ctx) => ({ returned: await holds.returnComp(ctx, request.batchId) }),
 
     upsertVenue: (request, ctx) => admin.upsertVenue(ctx, request),
     upsertEvent: (request, ctx) => admin.upsertEvent(ctx, request),

@@ -6,6 +6,9 @@
  *   repeating a hold id changes nothing.
  * - release: returns a hold's tickets to stock; idempotent.
  * - commit: turns a hold into a sale (the tickets stay out of stock).
+ * - reinstate: writes a sold hold's record back without moving the
+ *   counters, so a sale given back (a comp batch whose tickets could not be
+ *   issued) returns its tickets through release like any hold.
  *
  * - restore: rebuilds a lost pool counter from the durable record together
  *   with the records of the holds still live on it, so those holds go back
@@ -70,11 +73,22 @@ end
 return 1
 `;
 
+// KEYS: 1 hold record, 2 expiry index, 3.. pool counters. ARGV: 1 hold id, 2 expiry (ms), 3 record JSON.
+// Only where every counter exists: a missing one is rebuilt from PostgreSQL, which then counts the hold as live.
+const REINSTATE = `
+for i = 3, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 0 then return 0 end
+end
+if redis.call('SET', KEYS[1], ARGV[3], 'NX') then redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1]) end
+return 1
+`;
+
 interface HoldCommands {
   holdStock(...args: (string | number)[]): Promise<Array<string | number>>;
   releaseHold(...args: (string | number)[]): Promise<number>;
   commitHold(...args: (string | number)[]): Promise<number>;
   restoreStock(...args: (string | number)[]): Promise<number>;
+  reinstateHold(...args: (string | number)[]): Promise<number>;
 }
 
 /** Passed before every command: throws while Redis is not to be used (see redis-gate.ts). */
@@ -125,6 +139,7 @@ export class HoldBook {
     redis.defineCommand('releaseHold', { lua: RELEASE });
     redis.defineCommand('commitHold', { lua: COMMIT });
     redis.defineCommand('restoreStock', { lua: RESTORE });
+    redis.defineCommand('reinstateHold', { lua: REINSTATE });
     this.commands = redis as unknown as HoldCommands;
   }
 
@@ -178,6 +193,19 @@ export class HoldBook {
   async commit(eventId: string, holdId: string): Promise<boolean> {
     this.assertUsable();
     return (await this.commands.commitHold(2, holdKey(eventId, holdId), expiryKey(eventId), holdId)) === 1;
+  }
+
+  /**
+   * Writes the record of a sold hold back (counters unchanged), so that
+   * release returns its tickets. A record still there (the sale never
+   * reached Redis) is kept. False when a counter is missing: the rebuild
+   * from PostgreSQL writes the record back instead.
+   */
+  async reinstate(eventId: string, holdId: string, pools: Array<{ poolId: string; quantity: number }>, expiresAt: Date): Promise<boolean> {
+    this.assertUsable();
+    const record: HoldRecord = { pools };
+    const keys = [holdKey(eventId, holdId), expiryKey(eventId), ...pools.map((pool) => availabilityKey(eventId, pool.poolId))];
+    return (await this.commands.reinstateHold(keys.length, ...keys, holdId, expiresAt.getTime(), JSON.stringify(record))) === 1;
   }
 
   /**

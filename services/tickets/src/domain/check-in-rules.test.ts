@@ -28,6 +28,7 @@ const ticket = (overrides: Partial<TicketRow> = {}): TicketRow => ({
   price_cents: '5500',
   status: 'valid',
   comp: false,
+  comp_batch_id: null,
   seat_label: null,
   checked_in_at: null,
   created_at: new Date('2026-10-01T00:00:00Z'),

@@ -98,6 +98,7 @@ export class Tickets {
           attendee_email: request.attendee?.email ?? null,
           price_cents: String(priceCents),
           comp: false,
+          comp_batch_id: null,
         });
       }
     }

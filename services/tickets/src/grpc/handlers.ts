@@ -2,15 +2,17 @@
 import type { gen, ServiceHandlers } from '@partner-api/shared';
 import type { Attendees } from '../domain/attendees';
 import type { CheckIns } from '../domain/check-ins';
+import type { CompTickets } from '../domain/comp-tickets';
 import type { Tickets } from '../domain/tickets';
 
 type TicketsMethods = (typeof gen.tickets.TicketsService)['method'];
 
-export function ticketsHandlers(tickets: Tickets, attendees: Attendees, checkIns: CheckIns): Partial<ServiceHandlers<TicketsMethods>> {
+export function ticketsHandlers(tickets: Tickets, attendees: Attendees, checkIns: CheckIns, comps: CompTickets): Partial<ServiceHandlers<TicketsMethods>> {
   return {
     getTicket: (request, ctx) => tickets.get(ctx, request.id),
     listAttendees: (request, ctx) => attendees.list(ctx, request),
     checkIn: (request, ctx) => checkIns.checkIn(ctx, request),
+    issueCompTickets: (request, ctx) => comps.issue(ctx, request),
     issueTicketsForOrder: async (request, ctx) => ({ tickets: await tickets.issueForOrder(ctx, request) }),
     listTicketsForOrders: async (request, ctx) => ({ tickets: await tickets.forOrders(ctx, request.orderIds) }),
   };

@@ -17,6 +17,8 @@ export interface TicketRow {
   price_cents: string;
   status: 'valid' | 'checked_in' | 'refunded' | 'void';
   comp: boolean;
+  /** The comp batch that issued it (null for tickets of an order). */
+  comp_batch_id: string | null;
   seat_label: string | null;
   checked_in_at: Date | null;
   created_at: Date;
@@ -51,6 +53,7 @@ export type NewTicket = Pick<
   | 'attendee_email'
   | 'price_cents'
   | 'comp'
+  | 'comp_batch_id'
 >;
 
 const COLUMNS: Array<keyof NewTicket> = [
@@ -67,6 +70,7 @@ const COLUMNS: Array<keyof NewTicket> = [
   'attendee_email',
   'price_cents',
   'comp',
+  'comp_batch_id',
 ];
 
 export class TicketRepository {
@@ -130,17 +134,20 @@ export class TicketRepository {
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended('tickets-for-order:' || $1, 0))", [orderId]);
   }
 
+  /** Inserts in the given order (ids ascend with it): by `position` for an order, as listed for a comp batch. */
   async insertMany(client: PoolClient, tickets: NewTicket[]): Promise<TicketRow[]> {
     if (tickets.length === 0) return [];
-    // One statement for the whole order: one array parameter per column.
+    // One statement for the whole order or batch: one array parameter per column.
     const arrays = COLUMNS.map((column) => tickets.map((ticket) => ticket[column]));
     const { rows } = await client.query<TicketRow>(
       `INSERT INTO tickets (${COLUMNS.join(', ')})
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::uuid[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[],
-                            $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::boolean[])
+       SELECT ${COLUMNS.join(', ')} FROM unnest($1::bigint[], $2::text[], $3::uuid[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[],
+                            $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::boolean[], $14::text[])
+              WITH ORDINALITY AS t(${COLUMNS.join(', ')}, ordinal)
+        ORDER BY ordinal
        RETURNING *`,
       arrays,
     );
-    return rows.sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
+    return rows.sort((a, b) => (a.position ?? 0) - (b.position ?? 0) || Number(BigInt(a.id) - BigInt(b.id)));
   }
 }

@@ -1,0 +1,39 @@
+/**
+ * Guest emails through an SMTP server with nodemailer (GUEST_MAILER=smtp).
+ * SMTP_URL names the server and its credentials (`smtp://user:pass@host:587`
+ * upgrades with STARTTLS when offered, `smtps://…:465` is TLS from the
+ * start); MAIL_FROM is the sender. One pooled connection set per process.
+ */
+import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import type { GuestEmail, GuestMailer } from '../domain/guest-mailer';
+
+export interface SmtpOptions {
+  url: string;
+  from: string;
+  /** Give up on a server that does not answer within this long (ms). */
+  timeoutMs?: number;
+}
+
+export class SmtpGuestMailer implements GuestMailer {
+  private readonly transport: Transporter<SMTPTransport.SentMessageInfo>;
+
+  constructor(private readonly options: SmtpOptions) {
+    const timeout = options.timeoutMs ?? 15_000;
+    this.transport = nodemailer.createTransport({ url: options.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
+  }
+
+  async send(email: GuestEmail): Promise<void> {
+    await this.transport.sendMail({
+      from: this.options.from,
+      to: email.toName ? { name: email.toName, address: email.to } : email.to,
+      subject: email.subject,
+      text: email.text,
+      messageId: email.messageId,
+    });
+  }
+
+  async close(): Promise<void> {
+    this.transport.close();
+  }
+}
