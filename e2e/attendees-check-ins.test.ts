@@ -10,7 +10,7 @@ import { createPool } from '@partner-api/shared';
 import { api as callApi, env, type ErrorBody } from './support/api';
 import { EventCollector } from './support/events';
 import { GOOD_CARD, payCheckout } from './support/hosted-checkout';
-import { inventoryClient, keyAdmin, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
+import { inventoryClient, issueKey, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
 
 interface Ticket {
   object: string;
@@ -54,8 +54,7 @@ const api: typeof callApi = (path, options = {}) => callApi(path, { ...options, 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const errorOf = (body: unknown) => (body as ErrorBody).error;
 
-const keyWith = (scopes: string[], mode: 'live' | 'test' = 'live') =>
-  keyAdmin(async (admin) => (await admin.issueKey({ organisationId: org.id, name: 'door-e2e', mode, scopes, rateLimit: 100_000 })).secret);
+const keyWith = (scopes: string[], mode: 'live' | 'test' = 'live') => issueKey(org.id, scopes, mode);
 
 /** A published event of the suite's organisation with one ticket type. */
 async function stage(): Promise<Staged> {

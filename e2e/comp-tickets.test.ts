@@ -11,7 +11,7 @@ import { createPool, randomBase62 } from '@partner-api/shared';
 import { Redis } from 'ioredis';
 import { api as callApi, env, type ErrorBody } from './support/api';
 import { EventCollector } from './support/events';
-import { inventoryClient, keyAdmin, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
+import { inventoryClient, issueKey, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
 
 interface Ticket {
   object: string;
@@ -60,8 +60,7 @@ const comp = (body: unknown, options: { key?: string; idempotencyKey?: string } 
     headers: options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : undefined,
   });
 
-const keyWith = (scopes: string[], mode: 'live' | 'test' = 'live') =>
-  keyAdmin(async (admin) => (await admin.issueKey({ organisationId: org.id, name: 'comp-e2e', mode, scopes, rateLimit: 100_000 })).secret);
+const keyWith = (scopes: string[], mode: 'live' | 'test' = 'live') => issueKey(org.id, scopes, mode);
 
 /** An event of the suite's organisation with one pool of `capacity` and a GA type on it. */
 async function stage(capacity: number, options: { publish?: boolean } = {}): Promise<Staged> {

@@ -7,7 +7,7 @@ import { createPool } from '@partner-api/shared';
 import { api as callApi, env, type ErrorBody } from './support/api';
 import { EventCollector } from './support/events';
 import { DECLINED_CARD, GOOD_CARD, openCheckout, payCheckout, testId } from './support/hosted-checkout';
-import { inventoryClient, keyAdmin, newOrganisation, operatorContext, ordersClient, uniqueSlug, type InventoryClient, type OrdersClient } from './support/operator';
+import { inventoryClient, issueKey, newOrganisation, operatorContext, ordersClient, uniqueSlug, type InventoryClient, type OrdersClient } from './support/operator';
 
 interface Ticket {
   id: number;
@@ -358,8 +358,7 @@ describe('GET /tickets/{id}', () => {
     ticket = (await api<Order>(`/orders/${session.id}`)).body.tickets[0]!;
   });
 
-  const keyWith = (scopes: string[]) =>
-    keyAdmin(async (admin) => (await admin.issueKey({ organisationId: org.id, name: 'tickets-e2e', mode: 'live', scopes, rateLimit: 100_000 })).secret);
+  const keyWith = (scopes: string[]) => issueKey(org.id, scopes);
 
   it.each([['orders:read'], ['attendees:read']])('answers with scope %s', async (scope) => {
     const response = await api<Ticket>(`/tickets/${ticket.id}`, { key: await keyWith([scope]) });
