@@ -9,5 +9,5 @@ export const SERVICE_MIGRATIONS: ServiceMigrations[] = [
   { schema: 'inventory', dir: migrationsOf('@partner-api/inventory'), withOutbox: true },
   { schema: 'orders', dir: migrationsOf('@partner-api/orders'), withOutbox: true },
   { schema: 'tickets', dir: migrationsOf('@partner-api/tickets'), withOutbox: true },
-  { schema: 'webhooks', dir: migrationsOf('@partner-api/webhooks'), withOutbox: true },
+  { schema: 'webhooks', dir: migrationsOf('@partner-api/webhooks'), withOutbox: false },
 ];

@@ -80,6 +80,38 @@ export class ServiceRuntime {
     return relay;
   }
 
+  /**
+   * Consumes a topic in a consumer group, one message at a time per
+   * partition. An offset is committed only after `handle` resolved, so a
+   * process that dies mid-message reads it again (handlers must be
+   * idempotent). A handler that throws is retried by kafkajs with backoff.
+   */
+  async consume(
+    kafkaConfig: { KAFKA_BROKERS: string[]; KAFKA_TOPIC: string },
+    groupId: string,
+    handle: (value: string) => Promise<unknown>,
+  ): Promise<void> {
+    const kafka = createKafka({ brokers: kafkaConfig.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
+    await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
+    const consumer = kafka.consumer({ groupId });
+    let crashed: unknown;
+    consumer.on(consumer.events.CRASH, (event) => {
+      crashed = event.payload.restart ? undefined : event.payload.error;
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topic: kafkaConfig.KAFKA_TOPIC, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        if (message.value) await handle(message.value.toString('utf8'));
+      },
+    });
+    this.lifecycle.addReadinessCheck('kafka consumer', async () => {
+      if (crashed) throw crashed;
+    });
+    // Disconnecting waits for the message in hand and commits its offset.
+    this.lifecycle.onShutdown('kafka consumer', () => consumer.disconnect());
+  }
+
   async serveGrpc<M extends GenServiceMethods>(
     service: GenService<M>,
     handlers: Partial<ServiceHandlers<M>>,

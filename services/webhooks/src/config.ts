@@ -1,7 +1,40 @@
-import type { z } from 'zod';
-import { grpcServiceEnv, loadConfig } from '@partner-api/shared';
+import { z } from 'zod';
+import { booleanFromEnv, grpcServiceEnv, loadConfig } from '@partner-api/shared';
+import { parseRetrySchedule, SPEC_RETRY_SCHEDULE } from './domain/retry-schedule';
 
-export const webhooksEnv = grpcServiceEnv({ grpc: 50054, ops: 9404 });
+export const webhooksEnv = grpcServiceEnv({ grpc: 50054, ops: 9404 }).extend({
+  /** Kafka consumer group of the webhooks service: every replica shares it, so each event is stored once. */
+  KAFKA_GROUP_ID: z.string().min(1).default('partner-api-webhooks'),
+  /**
+   * Delays before attempts 2, 3, … (after the previous attempt), as
+   * durations: `1m,5m,30m,2h,5h,8h,8h` is the spec's 8 attempts over about
+   * 24 hours. Tests shorten it; the number of attempts is one more than the entries.
+   */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default(SPEC_RETRY_SCHEDULE)
+    .transform((value, ctx) => {
+      try {
+        return parseRetrySchedule(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** How often each process looks for due deliveries. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(500),
+  /** Deliveries one process sends at once. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().max(256).default(16),
+  /** A receiver must answer within this (the spec: 10 seconds). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * Local development only: lets endpoints on loopback (127.0.0.0/8, ::1,
+   * `localhost`) be registered and receive deliveries, over plain http too.
+   * Every other private or internal address stays refused. Off by default,
+   * and off in every deployed environment.
+   */
+  WEBHOOK_ALLOW_LOOPBACK_RECEIVERS: booleanFromEnv.default(false),
+});
 
 export type WebhooksConfig = z.infer<typeof webhooksEnv>;
 

@@ -1,2 +1,3 @@
 export { startWebhooks, SCHEMA } from './server';
 export { loadWebhooksConfig, type WebhooksConfig } from './config';
+export { verifySignature } from './domain/signature';

@@ -1,15 +1,41 @@
-/** Starts the webhooks service (endpoints, secrets, events, deliveries); tests call this and own its life. */
+/** Starts the webhooks service (endpoints, test sends, and live deliveries from the events topic); tests call this and own its life. */
 import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
+import { ReceiverClient } from './adapters/receiver-client';
 import type { WebhooksConfig } from './config';
+import { Deliveries } from './domain/deliveries';
+import { WEBHOOK_USER_AGENT } from './domain/delivery-request';
+import { WebhookEndpoints } from './domain/endpoints';
+import { ReceiverPolicy } from './domain/receiver-policy';
+import { TestEvents } from './domain/test-events';
 import { webhooksHandlers } from './grpc/handlers';
+import { DeliveryRepository } from './storage/delivery-repository';
+import { EndpointRepository } from './storage/endpoint-repository';
 
 export const SCHEMA = 'webhooks';
 
 export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<ServiceRuntime> {
   const runtime = new ServiceRuntime('webhooks', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
-  await runtime.outboxRelay(pool, config);
-  await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(), config.GRPC_PORT);
+  const policy = new ReceiverPolicy(config.WEBHOOK_ALLOW_LOOPBACK_RECEIVERS);
+  const receivers = new ReceiverClient(policy, config.WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT);
+  runtime.lifecycle.onShutdown('receiver client', () => receivers.close());
+
+  const endpointRepository = new EndpointRepository(pool);
+  const deliveryRepository = new DeliveryRepository(pool);
+  const endpoints = new WebhookEndpoints(pool, endpointRepository, deliveryRepository, policy);
+  const deliveries = new Deliveries(
+    pool,
+    deliveryRepository,
+    endpointRepository,
+    receivers,
+    config.WEBHOOK_RETRY_SCHEDULE,
+    // A claimed attempt stays this process's well past the receiver's deadline.
+    { batchSize: config.WEBHOOK_CONCURRENCY, leaseMs: config.WEBHOOK_TIMEOUT_MS + 20_000 },
+    runtime.logger,
+  );
+  await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers)), config.GRPC_PORT);
+  runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
+  await runtime.consume(config, config.KAFKA_GROUP_ID, (value) => deliveries.receive(value));
   await runtime.ready();
   return runtime;
 }

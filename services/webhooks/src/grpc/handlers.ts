@@ -1,8 +1,21 @@
-/** gRPC handlers of the webhooks service. Methods not listed answer UNIMPLEMENTED. */
+/** gRPC handlers of the webhooks service. */
 import type { gen, ServiceHandlers } from '@partner-api/shared';
+import type { WebhookEndpoints } from '../domain/endpoints';
+import type { TestEvents } from '../domain/test-events';
 
 type WebhooksMethods = (typeof gen.webhooks.WebhooksService)['method'];
 
-export function webhooksHandlers(): Partial<ServiceHandlers<WebhooksMethods>> {
-  return {};
+export function webhooksHandlers(endpoints: WebhookEndpoints, testEvents: TestEvents): ServiceHandlers<WebhooksMethods> {
+  return {
+    listEndpoints: async (_request, ctx) => ({ data: await endpoints.list(ctx) }),
+    createEndpoint: (request, ctx) => endpoints.create(ctx, request),
+    getEndpoint: (request, ctx) => endpoints.get(ctx, request.id),
+    updateEndpoint: (request, ctx) => endpoints.update(ctx, request),
+    deleteEndpoint: async (request, ctx) => {
+      await endpoints.delete(ctx, request.id);
+      return { deleted: true };
+    },
+    sendTestEvent: (request, ctx) => testEvents.send(ctx, request),
+    rotateSecret: (request, ctx) => endpoints.rotateSecret(ctx, request.id),
+  };
 }

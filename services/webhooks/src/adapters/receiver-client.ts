@@ -1,0 +1,78 @@
+/**
+ * POSTs a signed event to a receiver with undici: the receiver policy's
+ * lookup on every new connection (so only checked addresses are dialled),
+ * IP-literal hosts checked before the request, no redirects (undici follows
+ * none unless asked), and one deadline for connecting, headers and body.
+ * Any 2xx is a success; anything else, a timeout or a network error is a
+ * failure described in a short message for the delivery record.
+ */
+import { Agent, request } from 'undici';
+import { ReceiverRefused, type ReceiverPolicy } from '../domain/receiver-policy';
+
+export interface ReceiverResponse {
+  readonly ok: boolean;
+  readonly responseStatus: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+}
+
+/** What is read of a receiver's answer before it is dropped: deliveries keep only the status. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export class ReceiverClient {
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly policy: ReceiverPolicy,
+    private readonly timeoutMs: number,
+    private readonly userAgent: string,
+  ) {
+    this.agent = new Agent({
+      connect: { lookup: policy.lookup, timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: 4_000,
+    });
+  }
+
+  async post(url: string, headers: Record<string, string>, body: string): Promise<ReceiverResponse> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      this.policy.checkUrl(url);
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: { ...headers, 'content-type': 'application/json', 'user-agent': this.userAgent },
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      const error = ok ? null : response.statusCode >= 300 && response.statusCode < 400 ? `answered ${response.statusCode}; redirects are not followed` : `answered ${response.statusCode}`;
+      return { ok, responseStatus: response.statusCode, durationMs: elapsed(), error };
+    } catch (error) {
+      return { ok: false, responseStatus: null, durationMs: elapsed(), error: this.describe(error) };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  private describe(error: unknown): string {
+    const cause = (error as { cause?: unknown }).cause;
+    if (error instanceof ReceiverRefused) return `refused: ${error.message}`;
+    if (cause instanceof ReceiverRefused) return `refused: ${cause.message}`;
+    const code = (error as { code?: string }).code ?? (cause as { code?: string } | undefined)?.code;
+    const name = (error as { name?: string }).name;
+    if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      return `no answer within ${this.timeoutMs / 1000} s`;
+    }
+    if (code === 'ECONNREFUSED') return 'connection refused';
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host name does not resolve';
+    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection closed by the receiver';
+    if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return `TLS error (${code})`;
+    return `could not be sent${code ? ` (${code})` : ''}`;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Live deliveries, from a Kafka message to a receiver's 2xx:
+ *
+ * 1. receive: the event is stored once (its id dedupes redelivered
+ *    messages) and attempt 1 is written for every enabled live endpoint of
+ *    the organisation subscribed to its type, in one transaction. Only then
+ *    is the Kafka offset committed, so a process that dies in between reads
+ *    the message again and finds it stored.
+ * 2. sendDue: due attempts are claimed with a lease, signed, POSTed, and
+ *    their outcome recorded with the endpoint's health in one transaction.
+ *    A failure schedules the next attempt by the retry schedule, unless it
+ *    was the last or the health rules disable the endpoint (which cancels
+ *    what it still had scheduled).
+ *
+ * At least once: a sender that dies mid-POST leaves its lease to run out
+ * and the attempt is sent again; receivers dedupe on Service-Event-Id.
+ */
+import { inTransaction, type Logger, type Pool } from '@partner-api/shared';
+import type { ReceiverClient } from '../adapters/receiver-client';
+import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent } from '../storage/delivery-repository';
+import type { EndpointRepository } from '../storage/endpoint-repository';
+import { deliveryHeaders, signingSecrets } from './delivery-request';
+import { disableReason } from './endpoint-health';
+import { nextAttemptAt, type RetrySchedule } from './retry-schedule';
+
+export interface DeliveryOptions {
+  /** Attempts one process claims and sends at once. */
+  batchSize: number;
+  /** How long a claimed attempt is this sender's before another may take it over. */
+  leaseMs: number;
+}
+
+/** Reads the routing fields of an event body; null for anything that is not one of our events. */
+export function parseReceivedEvent(payload: string): ReceivedEvent | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  const event = body as Record<string, unknown> | null;
+  if (!event || typeof event !== 'object') return null;
+  const { id, type, organisation_id: organisationId, livemode } = event;
+  if (typeof id !== 'string' || !id.startsWith('evt_') || typeof type !== 'string' || typeof livemode !== 'boolean') return null;
+  if (typeof organisationId !== 'number' || !Number.isSafeInteger(organisationId)) return null;
+  return { id, type, organisationId, livemode, payload };
+}
+
+export class Deliveries {
+  constructor(
+    private readonly pool: Pool,
+    private readonly deliveries: DeliveryRepository,
+    private readonly endpoints: EndpointRepository,
+    private readonly receivers: ReceiverClient,
+    private readonly schedule: RetrySchedule,
+    private readonly options: DeliveryOptions,
+    private readonly logger: Logger,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** One message of the events topic; returns how many deliveries it scheduled. */
+  async receive(payload: string): Promise<number> {
+    const event = parseReceivedEvent(payload);
+    if (!event) {
+      // A message that is not an event must not stop the partition behind it.
+      this.logger.error({ bytes: payload.length }, 'skipped a message that is not a domain event');
+      return 0;
+    }
+    return inTransaction(this.pool, async (client) => {
+      const isNew = await this.deliveries.storeEvent(client, event);
+      // Test-mode activity never fires webhooks; test endpoints get only test sends.
+      return isNew && event.livemode ? this.deliveries.fanOut(client, event) : 0;
+    });
+  }
+
+  /** Sends one batch of due attempts; returns how many were claimed. */
+  async sendDue(): Promise<number> {
+    const claimed = await this.deliveries.claimDue(this.options.batchSize, this.options.leaseMs);
+    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+    return claimed.length;
+  }
+
+  /** Sends until nothing is due (or a batch comes back short). */
+  async drain(): Promise<void> {
+    while ((await this.sendDue()) === this.options.batchSize);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    if (!delivery.enabled) {
+      await inTransaction(this.pool, (client) => this.deliveries.cancelScheduled(client, delivery.endpoint_id));
+      return;
+    }
+    const sentAt = this.clock();
+    const headers = deliveryHeaders({ id: delivery.event_id, type: delivery.event_type }, delivery.attempt, delivery.payload, signingSecrets(delivery, sentAt), sentAt);
+    const response = await this.receivers.post(delivery.url, headers, delivery.payload);
+
+    await inTransaction(this.pool, async (client) => {
+      // Cancelled (endpoint paused or deleted) while it was being sent: nothing more to record.
+      if (!(await this.deliveries.recordOutcome(client, delivery.id, { succeeded: response.ok, ...response }))) return;
+      if (response.ok) {
+        await this.endpoints.recordSuccess(client, delivery.endpoint_id);
+        return;
+      }
+      const endpoint = await this.endpoints.recordFailure(client, delivery.endpoint_id);
+      const reason = endpoint ? disableReason(endpoint, this.clock()) : null;
+      if (reason) {
+        await this.endpoints.disable(client, delivery.endpoint_id, reason);
+        await this.deliveries.cancelScheduled(client, delivery.endpoint_id);
+        this.logger.warn({ organisation_id: endpoint!.organisation_id, endpoint_id: delivery.endpoint_id, reason }, 'webhook endpoint disabled');
+        return;
+      }
+      const next = nextAttemptAt(this.schedule, delivery.attempt, this.clock());
+      if (next) await this.deliveries.scheduleRetry(client, delivery, next);
+    });
+  }
+}

@@ -1,0 +1,25 @@
+/** The headers of one delivery attempt (the spec's delivery headers; Content-Type and User-Agent come from the client). */
+import { signatureHeader } from './signature';
+
+export const WEBHOOK_USER_AGENT = 'PartnerAPI-Webhooks/1.0';
+
+export interface SigningKeys {
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** The current secret, and the rotated-out one while its 24-hour overlap lasts. */
+export function signingSecrets(keys: SigningKeys, now: Date): string[] {
+  const overlap = keys.previous_secret !== null && keys.previous_secret_expires_at !== null && keys.previous_secret_expires_at > now;
+  return overlap ? [keys.secret, keys.previous_secret!] : [keys.secret];
+}
+
+export function deliveryHeaders(event: { id: string; type: string }, attempt: number, body: string, secrets: readonly string[], now: Date): Record<string, string> {
+  return {
+    'Service-Event-Id': event.id,
+    'Service-Event-Type': event.type,
+    'Service-Delivery-Attempt': String(attempt),
+    'Service-Signature': signatureHeader(secrets, body, Math.floor(now.getTime() / 1000)),
+  };
+}

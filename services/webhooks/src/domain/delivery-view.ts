@@ -1,0 +1,25 @@
+/** A delivery attempt as the API's webhook_delivery object. */
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { formatOptionalTimestamp, formatTimestamp, type gen } from '@partner-api/shared';
+import type { DeliveryRow } from '../storage/delivery-repository';
+
+export type DeliveryInit = MessageInitShape<typeof gen.webhooks.WebhookDeliverySchema>;
+
+export function deliveryView(row: DeliveryRow, endpointUrl: string): DeliveryInit {
+  return {
+    object: 'webhook_delivery',
+    id: BigInt(row.id),
+    endpointId: BigInt(row.endpoint_id),
+    endpointUrl,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    attempt: row.attempt,
+    status: row.status,
+    responseStatus: row.response_status ?? undefined,
+    durationMs: row.duration_ms,
+    error: row.error ?? undefined,
+    manual: row.manual,
+    nextRetryAt: formatOptionalTimestamp(row.next_retry_at),
+    createdAt: formatTimestamp(row.created_at),
+  };
+}

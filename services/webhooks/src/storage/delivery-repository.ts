@@ -1,0 +1,137 @@
+/** Received events and delivery attempts in the webhooks schema. */
+import type { Pool, PoolClient } from '@partner-api/shared';
+
+export type DeliveryStatus = 'scheduled' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  manual: boolean;
+  status: DeliveryStatus;
+  due_at: Date;
+  response_status: number | null;
+  duration_ms: number;
+  error: string | null;
+  next_retry_at: Date | null;
+  created_at: Date;
+}
+
+/** A claimed attempt with what sending it needs: the receiver, its secrets and the event's exact bytes. */
+export interface ClaimedDelivery {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  url: string;
+  enabled: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  payload: string;
+}
+
+export interface ReceivedEvent {
+  id: string;
+  organisationId: number;
+  type: string;
+  livemode: boolean;
+  payload: string;
+}
+
+export interface AttemptOutcome {
+  succeeded: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export class DeliveryRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /** Stores an event once; false when it was already stored (a redelivered Kafka message). */
+  async storeEvent(client: PoolClient, event: ReceivedEvent): Promise<boolean> {
+    const { rowCount } = await client.query(
+      `INSERT INTO events (id, organisation_id, type, livemode, payload) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
+      [event.id, event.organisationId, event.type, event.livemode, event.payload],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** Attempt 1, due now, for every enabled live endpoint of the organisation subscribed to the type. */
+  async fanOut(client: PoolClient, event: ReceivedEvent): Promise<number> {
+    const { rowCount } = await client.query(
+      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at)
+       SELECT id, $2, $3, 1, 'scheduled', now() FROM endpoints
+        WHERE organisation_id = $1 AND mode = 'live' AND enabled AND ($3 = ANY (event_types) OR '*' = ANY (event_types))
+       ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING`,
+      [event.organisationId, event.id, event.type],
+    );
+    return rowCount ?? 0;
+  }
+
+  /**
+   * Claims due attempts (and attempts whose sender's lease ran out) for
+   * this process: marked `sending` with a lease, skipping rows another
+   * process holds.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await this.pool.query<ClaimedDelivery>(
+      `WITH due AS (
+         SELECT id FROM deliveries
+          WHERE (status = 'scheduled' AND due_at <= now()) OR (status = 'sending' AND lease_until < now())
+          ORDER BY due_at
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED)
+       UPDATE deliveries d
+          SET status = 'sending', lease_until = now() + $2 * interval '1 millisecond', updated_at = now()
+         FROM due, endpoints e, events ev
+        WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
+       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt,
+                 e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, ev.payload`,
+      [limit, leaseMs],
+    );
+    return rows;
+  }
+
+  /** The attempt's result; false when the row is no longer this sender's (cancelled or deleted meanwhile). */
+  async recordOutcome(client: PoolClient, id: string, outcome: AttemptOutcome): Promise<boolean> {
+    const { rowCount } = await client.query(
+      `UPDATE deliveries SET status = $2, response_status = $3, duration_ms = $4, error = $5, lease_until = NULL, updated_at = now()
+        WHERE id = $1 AND status = 'sending'`,
+      [id, outcome.succeeded ? 'succeeded' : 'failed', outcome.responseStatus, outcome.durationMs, outcome.error],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** The next attempt after a failed one, due at `dueAt` (also noted on the failed attempt as its next_retry_at). */
+  async scheduleRetry(client: PoolClient, failed: Pick<ClaimedDelivery, 'id' | 'endpoint_id' | 'event_id' | 'event_type' | 'attempt'>, dueAt: Date): Promise<void> {
+    await client.query('UPDATE deliveries SET next_retry_at = $2 WHERE id = $1', [failed.id, dueAt]);
+    await client.query(
+      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at) VALUES ($1, $2, $3, $4, 'scheduled', $5)
+       ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING`,
+      [failed.endpoint_id, failed.event_id, failed.event_type, failed.attempt + 1, dueAt],
+    );
+  }
+
+  /** Drops what an endpoint still had to send (it was paused or disabled). */
+  async cancelScheduled(client: PoolClient, endpointId: string): Promise<void> {
+    await client.query(
+      `UPDATE deliveries SET status = 'cancelled', lease_until = NULL, updated_at = now() WHERE endpoint_id = $1 AND status IN ('scheduled', 'sending')`,
+      [endpointId],
+    );
+  }
+
+  /** A test send, recorded once it is over: never scheduled, never retried. */
+  async recordManual(endpointId: string, eventId: string, eventType: string, outcome: AttemptOutcome): Promise<DeliveryRow> {
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, manual, status, due_at, response_status, duration_ms, error)
+       VALUES ($1, $2, $3, 1, true, $4, now(), $5, $6, $7) RETURNING *`,
+      [endpointId, eventId, eventType, outcome.succeeded ? 'succeeded' : 'failed', outcome.responseStatus, outcome.durationMs, outcome.error],
+    );
+    return rows[0]!;
+  }
+}

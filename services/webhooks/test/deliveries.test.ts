@@ -1,0 +1,230 @@
+/**
+ * Live deliveries end to end inside the webhooks service: events produced
+ * to Kafka, stored once, fanned out to the organisation's subscribed live
+ * endpoints, signed, POSTed to receivers on loopback, retried by the
+ * schedule (shortened here to 100 ms steps, four attempts), with endpoint
+ * health and automatic disabling.
+ */
+import type { Pool } from 'pg';
+import { verifySignature } from '../src';
+import { eventBody, eventProducer, liveContext, Receiver, scratchDatabase, startService, waitFor, type ServiceUnderTest } from './support';
+
+const organisationId = 810_000 + Math.floor(Math.random() * 9_999);
+const ctx = liveContext(organisationId);
+let database: Awaited<ReturnType<typeof scratchDatabase>>;
+let service: ServiceUnderTest;
+let producer: Awaited<ReturnType<typeof eventProducer>>;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  database = await scratchDatabase();
+  service = await startService(database.url, { WEBHOOK_TIMEOUT_MS: '1000' });
+  producer = await eventProducer();
+  receiver = await new Receiver().start();
+}, 60_000);
+
+afterAll(async () => {
+  await producer?.close();
+  await receiver?.stop();
+  await service?.stop();
+  await database?.drop();
+}, 30_000);
+
+beforeEach(() => {
+  receiver.answer = () => 200;
+});
+
+// Each test starts without endpoints (the database is this suite's own).
+afterEach(async () => {
+  await database.pool.query('DELETE FROM endpoints');
+});
+
+const createEndpoint = (path: string, options: { eventTypes?: string[]; mode?: string; organisation?: number } = {}) =>
+  service.client.createEndpoint(
+    { url: `${receiver.url}${path}`, eventTypes: options.eventTypes ?? [], mode: options.mode ?? '' },
+    liveContext(options.organisation ?? organisationId),
+  );
+
+const deliveriesOf = (pool: Pool, eventId: string) =>
+  pool
+    .query<{ endpoint_id: string; attempt: number; status: string; response_status: number | null; error: string | null; next_retry_at: Date | null }>(
+      'SELECT endpoint_id, attempt, status, response_status, error, next_retry_at FROM deliveries WHERE event_id = $1 ORDER BY endpoint_id, attempt',
+      [eventId],
+    )
+    .then((result) => result.rows);
+
+describe('fan-out and signing', () => {
+  it('delivers an event to every subscribed live endpoint of its organisation, signed, with the exact bytes from Kafka', async () => {
+    const all = await createEndpoint('/all');
+    const orders = await createEndpoint('/orders', { eventTypes: ['order.completed'] });
+    await createEndpoint('/tickets', { eventTypes: ['ticket.issued'] });
+    await createEndpoint('/test-mode', { mode: 'test' });
+    await createEndpoint('/other-org', { organisation: organisationId + 1 });
+
+    const event = eventBody(organisationId, 'order.completed');
+    await producer.send(service.topic, [event.body]);
+    await waitFor(() => receiver.forEvent(event.id).length >= 2, 15_000, 'two deliveries');
+    await new Promise((resolve) => setTimeout(resolve, 300)); // nothing else may follow
+
+    const requests = receiver.forEvent(event.id);
+    expect(requests.map((request) => request.path).sort()).toEqual(['/all', '/orders']);
+    for (const request of requests) {
+      expect(request.body).toBe(event.body);
+      expect(request.headers).toMatchObject({
+        'content-type': 'application/json',
+        'user-agent': 'PartnerAPI-Webhooks/1.0',
+        'service-event-id': event.id,
+        'service-event-type': 'order.completed',
+        'service-delivery-attempt': '1',
+      });
+      const secret = request.path === '/all' ? all.secret! : orders.secret!;
+      expect(verifySignature(String(request.headers['service-signature']), request.body, secret)).toBe(true);
+    }
+  });
+
+  it('stores an event once: the same message read twice is delivered once', async () => {
+    await createEndpoint('/dedupe', { eventTypes: ['ticket.checked_in'] });
+    const event = eventBody(organisationId, 'ticket.checked_in');
+    await producer.send(service.topic, [event.body, event.body]);
+    await waitFor(() => receiver.forEvent(event.id).length >= 1, 15_000, 'the delivery');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.forEvent(event.id)).toHaveLength(1);
+  });
+
+  it('sends nothing for test-mode events and skips messages that are not events', async () => {
+    await createEndpoint('/modes', { eventTypes: ['event.published'] });
+    const testEvent = eventBody(organisationId, 'event.published', false);
+    const liveEvent = eventBody(organisationId, 'event.published', true);
+    await producer.send(service.topic, ['not json', '{"id":"nope"}', testEvent.body, liveEvent.body]);
+    await waitFor(() => receiver.forEvent(liveEvent.id).length >= 1, 15_000, 'the live delivery after the bad messages');
+    expect(receiver.forEvent(testEvent.id)).toHaveLength(0);
+  });
+});
+
+describe('retries and endpoint health', () => {
+  it('retries a failing delivery with a rising attempt number, and a success heals the endpoint', async () => {
+    const endpoint = await createEndpoint('/flaky', { eventTypes: ['order.refunded'] });
+    let answered = 0;
+    receiver.answer = (request) => (request.path === '/flaky' && answered++ < 2 ? 503 : 200);
+    const event = eventBody(organisationId, 'order.refunded');
+    await producer.send(service.topic, [event.body]);
+
+    await waitFor(() => receiver.forEvent(event.id).length >= 2, 15_000, 'a retry');
+    expect(await service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'failing', consecutiveFailures: expect.any(Number) });
+    await waitFor(() => receiver.forEvent(event.id).length >= 3, 15_000, 'the third attempt');
+    await waitFor(async () => (await service.client.getEndpoint({ id: endpoint.id }, ctx)).status === 'enabled', 5_000, 'the endpoint to heal');
+
+    expect(receiver.forEvent(event.id).map((request) => request.headers['service-delivery-attempt'])).toEqual(['1', '2', '3']);
+    const healed = await service.client.getEndpoint({ id: endpoint.id }, ctx);
+    expect(healed).toMatchObject({ status: 'enabled', consecutiveFailures: 0, lastSuccessAt: expect.any(String), lastFailureAt: expect.any(String) });
+    const rows = await deliveriesOf(database.pool, event.id);
+    expect(rows.map((row) => [row.attempt, row.status, row.response_status])).toEqual([
+      [1, 'failed', 503],
+      [2, 'failed', 503],
+      [3, 'succeeded', 200],
+    ]);
+    expect(rows[0]!.next_retry_at).toBeInstanceOf(Date);
+    expect(rows[2]!.next_retry_at).toBeNull();
+  });
+
+  it('stops after the last attempt of the schedule', async () => {
+    await createEndpoint('/down', { eventTypes: ['event.cancelled'] });
+    receiver.answer = (request) => (request.path === '/down' ? 500 : 200);
+    const event = eventBody(organisationId, 'event.cancelled');
+    await producer.send(service.topic, [event.body]);
+    await waitFor(() => receiver.forEvent(event.id).length >= 4, 15_000, 'four attempts');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(receiver.forEvent(event.id)).toHaveLength(4);
+    const rows = await deliveriesOf(database.pool, event.id);
+    expect(rows.map((row) => row.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
+    expect(rows[3]!.next_retry_at).toBeNull();
+  });
+
+  it('does not follow redirects and gives up on a receiver that does not answer in time', async () => {
+    await createEndpoint('/moved', { eventTypes: ['event.sold_out'] });
+    await createEndpoint('/slow', { eventTypes: ['event.sold_out'] });
+    receiver.answer = (request) => (request.path === '/moved' ? 302 : request.path === '/slow' ? 'hang' : 200);
+    const event = eventBody(organisationId, 'event.sold_out');
+    await producer.send(service.topic, [event.body]);
+    await waitFor(async () => (await deliveriesOf(database.pool, event.id)).filter((row) => row.status === 'failed').length >= 2, 15_000, 'both first attempts to fail');
+
+    const failed = (await deliveriesOf(database.pool, event.id)).filter((row) => row.attempt === 1);
+    expect(failed.map((row) => row.error).sort()).toEqual(['answered 302; redirects are not followed', 'no answer within 1 s']);
+    expect(receiver.requests.filter((request) => request.path === '/redirected')).toHaveLength(0);
+  });
+
+  it('disables an endpoint after 50 consecutive failures and drops what it had scheduled', async () => {
+    const endpoint = await createEndpoint('/dying', { eventTypes: ['waitlist.released'] });
+    await database.pool.query('UPDATE endpoints SET consecutive_failures = 49, failing_since = now() WHERE id = $1', [endpoint.id.toString()]);
+    receiver.answer = (request) => (request.path === '/dying' ? 500 : 200);
+    const event = eventBody(organisationId, 'waitlist.released');
+    await producer.send(service.topic, [event.body]);
+    await waitFor(async () => !(await service.client.getEndpoint({ id: endpoint.id }, ctx)).enabled, 15_000, 'the endpoint to be disabled');
+
+    expect(await service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'disabled', disabledReason: 'consecutive_failures', disabledAt: expect.any(String), consecutiveFailures: 50 });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(receiver.forEvent(event.id)).toHaveLength(1);
+    expect((await deliveriesOf(database.pool, event.id)).map((row) => row.status)).toEqual(['failed']);
+
+    // Nothing reaches a disabled endpoint; PATCH enabled true starts it again with a clean slate.
+    const missed = eventBody(organisationId, 'waitlist.released');
+    await producer.send(service.topic, [missed.body]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.forEvent(missed.id)).toHaveLength(0);
+    const enabled = await service.client.updateEndpoint({ id: endpoint.id, enabled: true }, ctx);
+    expect(enabled).toMatchObject({ status: 'enabled', enabled: true, consecutiveFailures: 0 });
+    expect([enabled.disabledAt, enabled.disabledReason]).toEqual([undefined, undefined]);
+  });
+
+  it('disables an endpoint failing for 3 days with at least 5 consecutive failures', async () => {
+    const endpoint = await createEndpoint('/stale', { eventTypes: ['ticket.transferred'] });
+    await database.pool.query("UPDATE endpoints SET consecutive_failures = 4, failing_since = now() - interval '3 days 1 minute' WHERE id = $1", [endpoint.id.toString()]);
+    receiver.answer = (request) => (request.path === '/stale' ? 500 : 200);
+    await producer.send(service.topic, [eventBody(organisationId, 'ticket.transferred').body]);
+    await waitFor(async () => !(await service.client.getEndpoint({ id: endpoint.id }, ctx)).enabled, 15_000, 'the endpoint to be disabled');
+    expect(await service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'disabled', disabledReason: 'failing_for_3_days', consecutiveFailures: 5 });
+  });
+
+  it('pausing an endpoint cancels its scheduled retries', async () => {
+    const endpoint = await createEndpoint('/paused', { eventTypes: ['ticket.issued'] });
+    receiver.answer = (request) => (request.path === '/paused' ? 500 : 200);
+    const event = eventBody(organisationId, 'ticket.issued');
+    await producer.send(service.topic, [event.body]);
+    await waitFor(() => receiver.forEvent(event.id).length >= 1, 15_000, 'the first attempt');
+    const paused = await service.client.updateEndpoint({ id: endpoint.id, enabled: false }, ctx);
+    expect(paused).toMatchObject({ enabled: false, status: 'disabled', disabledReason: 'paused', disabledAt: expect.any(String) });
+    const sentWhenPaused = receiver.forEvent(event.id).length;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(receiver.forEvent(event.id)).toHaveLength(sentWhenPaused);
+    const statuses = (await deliveriesOf(database.pool, event.id)).map((row) => row.status);
+    expect(statuses).not.toContain('scheduled');
+    expect(statuses).toContain('failed');
+  });
+});
+
+describe('secret rotation', () => {
+  it('signs with the new and the old secret for 24 hours after a rotation', async () => {
+    const endpoint = await createEndpoint('/rotated', { eventTypes: ['ticket_type.low_inventory'] });
+    const rotated = await service.client.rotateSecret({ id: endpoint.id }, ctx);
+    expect(rotated.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+
+    const event = eventBody(organisationId, 'ticket_type.low_inventory');
+    await producer.send(service.topic, [event.body]);
+    await waitFor(() => receiver.forEvent(event.id).length >= 1, 15_000, 'the delivery');
+    const [request] = receiver.forEvent(event.id);
+    const signature = String(request!.headers['service-signature']);
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(verifySignature(signature, request!.body, rotated.secret!)).toBe(true);
+    expect(verifySignature(signature, request!.body, endpoint.secret!)).toBe(true);
+
+    // Once the overlap is over, only the new secret signs.
+    await database.pool.query("UPDATE endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [endpoint.id.toString()]);
+    const later = eventBody(organisationId, 'ticket_type.low_inventory');
+    await producer.send(service.topic, [later.body]);
+    await waitFor(() => receiver.forEvent(later.id).length >= 1, 15_000, 'the later delivery');
+    const laterSignature = String(receiver.forEvent(later.id)[0]!.headers['service-signature']);
+    expect(laterSignature.split(',v1=')).toHaveLength(2);
+    expect(verifySignature(laterSignature, receiver.forEvent(later.id)[0]!.body, endpoint.secret!)).toBe(false);
+  });
+});
