@@ -6,7 +6,7 @@ import { EventSchema, listOf, TicketTypeSchema, VenueSchema } from '../../openap
 import { z } from '../../openapi/zod';
 import { requireScope } from '../middleware/require-scope';
 import { listingScope, PaginationQuery, Pager, type CursorSealer } from '../pagination';
-import { validate } from '../validation';
+import { integerIdParam, validate } from '../validation';
 import { callerContext } from '../middleware/authenticate';
 
 type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
@@ -24,12 +24,7 @@ export const isoTime = z
 const EventIdParam = z.object({
   id: z.string().min(1).max(200).openapi({ description: 'Event id (integer) or slug.', example: 'midnight-oil-reunion' }),
 });
-const VenueIdParam = z.object({
-  id: z
-    .string()
-    .regex(/^[1-9][0-9]{0,17}$/, { error: 'id must be a positive integer.' })
-    .openapi({ description: 'Venue id.', example: '3' }),
-});
+const VenueIdParam = integerIdParam('Venue id.', '3');
 
 export const EventListQuery = PaginationQuery.extend({
   status: oneOf(['published', 'draft', 'pending_review', 'cancelled', 'ended', 'all'], 'status')

@@ -6,7 +6,7 @@ import { listOf, OrderSchema, TicketSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
 import { requireScope } from '../middleware/require-scope';
 import { listingScope, PaginationQuery, Pager, type CursorSealer } from '../pagination';
-import { validate } from '../validation';
+import { integerIdParam, validate } from '../validation';
 import { isoTime } from './catalog';
 import { callerContext } from '../middleware/authenticate';
 
@@ -27,12 +27,7 @@ export const OrderListQuery = PaginationQuery.extend({
 });
 
 const OrderIdParam = z.object({ id: z.string().min(1).max(64).openapi({ description: 'Order id (uuid).' }) });
-const TicketIdParam = z.object({
-  id: z
-    .string()
-    .regex(/^[1-9][0-9]{0,17}$/, { error: 'id must be a positive integer.' })
-    .openapi({ description: 'Ticket id.', example: '1001' }),
-});
+const TicketIdParam = integerIdParam('Ticket id.', '1001');
 
 registerOperation({
   method: 'get',
