@@ -53,6 +53,8 @@ load_env() {
   set -a
   # shellcheck disable=SC1091
   [[ -f "$ROOT/.data/infra.env" ]] && . "$ROOT/.data/infra.env"
+  # A local stack delivers webhooks to receivers on this machine (never set in a deployment).
+  WEBHOOK_ALLOW_LOOPBACK_RECEIVERS=${WEBHOOK_ALLOW_LOOPBACK_RECEIVERS:-true}
   set +a
 }
 

@@ -25,6 +25,7 @@ import { eventTicketRoutes } from './routes/event-tickets';
 import { orderRoutes } from './routes/orders';
 import { CursorSealer } from './pagination';
 import { rootRoutes } from './routes/root';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 import type { ServiceClients } from './service-clients';
 
 export interface AppDependencies {
@@ -65,6 +66,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(orderRoutes(deps.clients.orders, deps.clients.tickets, sealer));
   app.use(eventTicketRoutes(deps.clients.tickets, sealer));
   app.use(compTicketRoutes(deps.clients.tickets));
+  app.use(webhookEndpointRoutes(deps.clients.webhooks));
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));

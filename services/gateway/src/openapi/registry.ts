@@ -43,6 +43,11 @@ export function jsonResponse(description: string, schema: z.ZodType) {
   return { description, headers: COMMON_HEADERS, content: { 'application/json': { schema } } };
 }
 
+/** A success with no body (204), with the headers every response has. */
+export function emptyResponse(description: string) {
+  return { description, headers: COMMON_HEADERS };
+}
+
 export { errorResponse };
 
 /** Registers an authenticated operation with the common error responses. */

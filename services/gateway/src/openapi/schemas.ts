@@ -230,3 +230,52 @@ export const CheckInSchema = z
     ticket: TicketSchema,
   })
   .openapi('CheckIn');
+
+export const WebhookEndpointSchema = z
+  .object({
+    object: z.literal('webhook_endpoint'),
+    id: z.number().int(),
+    url: z.string().openapi({ description: 'Where events are POSTed (HTTPS, public address).', example: 'https://hooks.example.com/partner-api' }),
+    description: z.string().nullable().openapi({ description: "The caller's label." }),
+    event_types: z.array(z.string()).openapi({ description: 'Subscribed types; `["*"]` means all, including types added later.', example: ['order.completed', 'ticket.issued'] }),
+    enabled: z.boolean().openapi({ description: 'Whether deliveries are sent.' }),
+    status: z
+      .enum(['enabled', 'failing', 'disabled'])
+      .openapi({ description: '`failing` after at least one consecutive failed delivery; `disabled` when paused through the API (`disabled_reason` `paused`) or disabled automatically.' }),
+    mode: z.enum(['live', 'test']).openapi({ description: 'Live endpoints receive real activity; test endpoints only test events sent to them.' }),
+    consecutive_failures: z.number().int().openapi({ description: 'Resets on success.' }),
+    disabled_at: timestamp.nullable(),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: '`paused` (PATCH `enabled` false), `consecutive_failures` (50 failed deliveries in a row) or `failing_for_3_days` (failing 3 days with at least 5 in a row); more may be added.' }),
+    last_success_at: timestamp.nullable(),
+    last_failure_at: timestamp.nullable(),
+    secret_hint: z.string().openapi({ description: 'The masked signing secret.', example: 'whsec_…x9Qz' }),
+    secret: z
+      .string()
+      .optional()
+      .openapi({ description: 'The signing secret, `whsec_` and 32 base62 characters. Only in the create response: store it then.', example: 'whsec_4hQm9Zr2XbV7nK1pL8sT3wY6cF0dJ5gA' }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('WebhookEndpoint');
+
+export const WebhookDeliverySchema = z
+  .object({
+    object: z.literal('webhook_delivery'),
+    id: z.number().int(),
+    endpoint_id: z.number().int(),
+    endpoint_url: z.string(),
+    event_id: z.string().openapi({ description: 'The webhook event id (`evt_…`), also sent as `Service-Event-Id`.', example: 'evt_test_9fJ2kLmQ4rT7vX1zB3nD' }),
+    event_type: z.string().openapi({ example: 'order.completed' }),
+    attempt: z.number().int().openapi({ description: '1 for a test event.' }),
+    status: z.string().openapi({ description: '`succeeded` for a test event that was delivered; more values may appear.', example: 'succeeded' }),
+    response_status: z.number().int().nullable().openapi({ description: 'HTTP status the receiver returned.' }),
+    duration_ms: z.number().int(),
+    error: z.string().nullable(),
+    manual: z.boolean().openapi({ description: 'True for test sends.' }),
+    next_retry_at: timestamp.nullable().openapi({ description: 'Null for test events: they are never retried.' }),
+    created_at: timestamp,
+  })
+  .openapi('WebhookDelivery');
