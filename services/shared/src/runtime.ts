@@ -88,12 +88,13 @@ export class ServiceRuntime {
    */
   async consume(
     kafkaConfig: { KAFKA_BROKERS: string[]; KAFKA_TOPIC: string },
-    groupId: string,
+    group: { groupId: string; sessionTimeoutMs: number },
     handle: (value: string) => Promise<unknown>,
   ): Promise<void> {
     const kafka = createKafka({ brokers: kafkaConfig.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
     await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
-    const consumer = kafka.consumer({ groupId });
+    // A member that dies keeps its partitions until its session times out; then the group hands them on.
+    const consumer = kafka.consumer({ groupId: group.groupId, sessionTimeout: group.sessionTimeoutMs, heartbeatInterval: Math.floor(group.sessionTimeoutMs / 10) });
     let crashed: unknown;
     consumer.on(consumer.events.CRASH, (event) => {
       crashed = event.payload.restart ? undefined : event.payload.error;

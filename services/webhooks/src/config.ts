@@ -5,6 +5,8 @@ import { parseRetrySchedule, SPEC_RETRY_SCHEDULE } from './domain/retry-schedule
 export const webhooksEnv = grpcServiceEnv({ grpc: 50054, ops: 9404 }).extend({
   /** Kafka consumer group of the webhooks service: every replica shares it, so each event is stored once. */
   KAFKA_GROUP_ID: z.string().min(1).default('partner-api-webhooks'),
+  /** How long the group waits for a silent member (a killed process) before its partitions go to the others; the broker allows 6 s to 5 min. */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000).max(300_000).default(30_000),
   /**
    * Delays before attempts 2, 3, … (after the previous attempt), as
    * durations: `1m,5m,30m,2h,5h,8h,8h` is the spec's 8 attempts over about

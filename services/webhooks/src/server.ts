@@ -29,13 +29,13 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
     endpointRepository,
     receivers,
     config.WEBHOOK_RETRY_SCHEDULE,
-    // A claimed attempt stays this process's well past the receiver's deadline.
-    { batchSize: config.WEBHOOK_CONCURRENCY, leaseMs: config.WEBHOOK_TIMEOUT_MS + 20_000 },
+    // A claimed attempt stays this process's well past the receiver's deadline; after that a process that died no longer holds it.
+    { batchSize: config.WEBHOOK_CONCURRENCY, leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000 },
     runtime.logger,
   );
   await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers)), config.GRPC_PORT);
   runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
-  await runtime.consume(config, config.KAFKA_GROUP_ID, (value) => deliveries.receive(value));
+  await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, (value) => deliveries.receive(value));
   await runtime.ready();
   return runtime;
 }

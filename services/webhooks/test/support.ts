@@ -57,6 +57,8 @@ export class Receiver {
   readonly requests: ReceivedRequest[] = [];
   connections = 0;
   answer: (request: ReceivedRequest) => Answer = () => 200;
+  /** How long each answer takes (keeps deliveries in flight). */
+  delayMs = 0;
   private readonly server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -66,7 +68,7 @@ export class Receiver {
       const answer = this.answer(received);
       if (answer === 'hang') return;
       if (answer >= 300 && answer < 400) res.setHeader('Location', `${this.url}/redirected`);
-      res.writeHead(answer).end('ok');
+      setTimeout(() => res.writeHead(answer).end('ok'), this.delayMs);
     });
   });
 
