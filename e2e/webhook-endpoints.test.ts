@@ -5,7 +5,10 @@
  * checked the way a partner's receiver checks them, and a real catalog
  * change travelling inventory → outbox → Kafka → webhooks → a signed POST.
  */
+import { execFile } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { api, type ErrorBody } from './support/api';
 import { inventoryClient, issueKey, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
 import { Receiver } from '../services/webhooks/test/support';
@@ -245,6 +248,25 @@ describe('test events', () => {
     } finally {
       receiver.answer = () => 200;
     }
+  });
+});
+
+describe('secret rotation', () => {
+  it('partnerctl webhook rotate-secret prints a new secret; both sign for the overlap', async () => {
+    const endpoint = await create({ url: `${receiver.url}/rotating`, mode: 'test' });
+    const cli = path.join(__dirname, '..', 'services', 'cli', 'dist', 'main.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'webhook', 'rotate-secret', String(endpoint.body.id), '--org', String(organisation.id)]);
+    const rotated = JSON.parse(stdout) as Endpoint;
+    expect(rotated.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(rotated.secret).not.toBe(endpoint.body.secret);
+    expect(rotated.secret_hint).toBe(`whsec_…${rotated.secret!.slice(-4)}`);
+
+    const sent = await api<{ event_id: string }>(`/webhook_endpoints/${endpoint.body.id}/test`, { method: 'POST', key: organisation.key, body: {} });
+    const [request] = receiver.forEvent(sent.body.event_id);
+    const signature = String(request!.headers['service-signature']);
+    expect(signature.match(/v1=/g)).toHaveLength(2);
+    expect(partnerAccepts(signature, request!.body, rotated.secret!)).toBe(true);
+    expect(partnerAccepts(signature, request!.body, endpoint.body.secret!)).toBe(true);
   });
 });
 

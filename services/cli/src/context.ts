@@ -19,10 +19,12 @@ export const cliEnv = databaseEnv.extend(redisEnv.shape).extend({
   LOG_LEVEL: z.string().default('warn'),
   INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
   ORDERS_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
+  WEBHOOKS_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
 });
 
 type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
 type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
+type WebhooksClient = ServiceClient<(typeof gen.webhooks.WebhooksService)['method']>;
 
 export class CliContext {
   readonly config = loadConfig(cliEnv);
@@ -31,10 +33,16 @@ export class CliContext {
   private inventoryClient: InventoryClient | undefined;
   private redisClient: Redis | undefined;
   private ordersClient: OrdersClient | undefined;
+  private webhooksClient: WebhooksClient | undefined;
 
   get orders(): OrdersClient {
     this.ordersClient ??= createServiceClient(gen.orders.OrdersService, this.config.ORDERS_GRPC_ADDR);
     return this.ordersClient;
+  }
+
+  get webhooks(): WebhooksClient {
+    this.webhooksClient ??= createServiceClient(gen.webhooks.WebhooksService, this.config.WEBHOOKS_GRPC_ADDR);
+    return this.webhooksClient;
   }
 
   get redis(): Redis {
@@ -64,6 +72,7 @@ export class CliContext {
   async close(): Promise<void> {
     this.inventoryClient?.close();
     this.ordersClient?.close();
+    this.webhooksClient?.close();
     await this.redisClient?.quit();
     await Promise.all([...this.pools.values()].map((pool) => pool.end()));
   }
