@@ -22,10 +22,16 @@ if "$HELM" template check "$CHART" "${KUBE[@]}" --set components.gateway.bogus=1
   exit 1
 fi
 
+if "$HELM" template check "$CHART" "${KUBE[@]}" --set config.webhookRetrySchedule="5 minutes" >/dev/null 2>&1; then
+  echo "values.schema.json accepted a malformed webhook retry schedule" >&2
+  exit 1
+fi
+
 # The default render must hold every kind the chart promises.
 rendered=$("$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml")
 for kind in Deployment Service HorizontalPodAutoscaler PodDisruptionBudget NetworkPolicy ServiceMonitor Job ConfigMap; do
   grep -q "^kind: $kind$" <<<"$rendered" || { echo "production render has no $kind" >&2; exit 1; }
 done
+grep -q 'WEBHOOK_RETRY_SCHEDULE: "1m,5m,30m,2h,5h,8h,8h"' <<<"$rendered" || { echo "production render has no webhook retry schedule" >&2; exit 1; }
 
-echo "chart check: $checked values files lint and render; unknown keys rejected"
+echo "chart check: $checked values files lint and render; unknown keys and bad schedules rejected"
