@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser chart-check bench-gateway bench-catalog bench-onsale clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser chart-check bench-gateway bench-catalog bench-onsale bench-webhooks clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -87,6 +87,9 @@ bench-catalog: up ## GET /events through the stack vs the same query on PostgreS
 
 bench-onsale: up ## on-sale: checkout sessions, Lua vs row-lock holds, hold script vs redis-benchmark (docs/benchmarks.md)
 	node e2e/bench/onsale.js
+
+bench-webhooks: up ## webhook deliveries from Kafka through the webhooks service vs signed POSTs sent directly (docs/benchmarks.md)
+	node e2e/bench/webhooks.js
 
 clean: down ## stop everything and remove build output and local data
 	rm -rf $(DATA) services/*/dist services/shared/src/gen

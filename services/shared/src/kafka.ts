@@ -26,7 +26,8 @@ export function createIdempotentProducer(kafka: Kafka): Producer {
   });
 }
 
-export async function ensureTopic(kafka: Kafka, topic: string, numPartitions = 6): Promise<void> {
+/** Creates the topic if it is missing; returns how many partitions it has. */
+export async function ensureTopic(kafka: Kafka, topic: string, numPartitions = 6): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -34,6 +35,8 @@ export async function ensureTopic(kafka: Kafka, topic: string, numPartitions = 6
     if (!existing.includes(topic)) {
       await admin.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: true });
     }
+    const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+    return metadata?.partitions.length ?? numPartitions;
   } finally {
     await admin.disconnect();
   }

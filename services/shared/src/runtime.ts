@@ -81,18 +81,19 @@ export class ServiceRuntime {
   }
 
   /**
-   * Consumes a topic in a consumer group, one message at a time per
-   * partition. An offset is committed only after `handle` resolved, so a
-   * process that dies mid-message reads it again (handlers must be
-   * idempotent). A handler that throws is retried by kafkajs with backoff.
+   * Consumes a topic in a consumer group, in chunks of up to `chunkSize`
+   * messages per partition, every partition at once. A chunk's offsets are
+   * committed only after `handle` resolved for it, so a process that dies
+   * mid-chunk reads it again (handlers must be idempotent). A handler that
+   * throws is retried by kafkajs with backoff.
    */
   async consume(
     kafkaConfig: { KAFKA_BROKERS: string[]; KAFKA_TOPIC: string },
-    group: { groupId: string; sessionTimeoutMs: number },
-    handle: (value: string) => Promise<unknown>,
+    group: { groupId: string; sessionTimeoutMs: number; chunkSize?: number },
+    handle: (values: string[]) => Promise<unknown>,
   ): Promise<void> {
     const kafka = createKafka({ brokers: kafkaConfig.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
-    await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
+    const partitions = await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
     // A member that dies keeps its partitions until its session times out; then the group hands them on.
     const consumer = kafka.consumer({ groupId: group.groupId, sessionTimeout: group.sessionTimeoutMs, heartbeatInterval: Math.floor(group.sessionTimeoutMs / 10) });
     let crashed: unknown;
@@ -101,15 +102,24 @@ export class ServiceRuntime {
     });
     await consumer.connect();
     await consumer.subscribe({ topic: kafkaConfig.KAFKA_TOPIC, fromBeginning: true });
+    const chunkSize = group.chunkSize ?? 100;
     await consumer.run({
-      eachMessage: async ({ message }) => {
-        if (message.value) await handle(message.value.toString('utf8'));
+      partitionsConsumedConcurrently: partitions,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        for (let start = 0; start < batch.messages.length; start += chunkSize) {
+          if (!isRunning() || isStale()) return;
+          const chunk = batch.messages.slice(start, start + chunkSize);
+          await handle(chunk.flatMap((message) => (message.value ? [message.value.toString('utf8')] : [])));
+          resolveOffset(chunk[chunk.length - 1]!.offset);
+          await heartbeat();
+        }
       },
     });
     this.lifecycle.addReadinessCheck('kafka consumer', async () => {
       if (crashed) throw crashed;
     });
-    // Disconnecting waits for the message in hand and commits its offset.
+    // Disconnecting waits for the chunk in hand and commits what was resolved.
     this.lifecycle.onShutdown('kafka consumer', () => consumer.disconnect());
   }
 
@@ -152,21 +162,39 @@ export class ServiceRuntime {
   /**
    * Runs `task` every `intervalMs` until shutdown (which waits for a run in
    * progress); a tick that finds the last run still going is skipped.
-   * Failures are logged and the task runs again next tick.
+   * Failures are logged and the task runs again next tick. `runSoon`
+   * starts a run now instead of at the next tick (or right after the run
+   * in progress), for work that has just become due.
    */
-  every(name: string, intervalMs: number, task: () => Promise<unknown>): void {
+  every(name: string, intervalMs: number, task: () => Promise<unknown>): { runSoon(): void } {
     let running: Promise<unknown> | undefined;
-    const timer = setInterval(() => {
-      running ??= task()
+    let again = false;
+    let stopped = false;
+    const run = (): void => {
+      if (stopped) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      running = task()
         .catch((error: unknown) => this.logger.error({ err: error, task: name }, 'periodic task failed'))
         .finally(() => {
           running = undefined;
+          if (again) {
+            again = false;
+            run();
+          }
         });
+    };
+    const timer = setInterval(() => {
+      if (!running) run();
     }, intervalMs);
     this.lifecycle.onShutdown(name, async () => {
+      stopped = true;
       clearInterval(timer);
-      await running;
+      while (running) await running;
     });
+    return { runSoon: run };
   }
 
   /** Opens the ops port and reports ready. Call last. */

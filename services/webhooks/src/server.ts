@@ -34,8 +34,11 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
     runtime.logger,
   );
   await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers)), config.GRPC_PORT);
-  runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
-  await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, (value) => deliveries.receive(value));
+  const sender = runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
+  await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, async (values) => {
+    // What this process just scheduled is sent now rather than at the next poll.
+    if ((await deliveries.receive(values)) > 0) sender.runSoon();
+  });
   await runtime.ready();
   return runtime;
 }

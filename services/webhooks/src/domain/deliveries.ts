@@ -1,11 +1,11 @@
 /**
  * Live deliveries, from a Kafka message to a receiver's 2xx:
  *
- * 1. receive: the event is stored once (its id dedupes redelivered
- *    messages) and attempt 1 is written for every enabled live endpoint of
- *    the organisation subscribed to its type, in one transaction. Only then
- *    is the Kafka offset committed, so a process that dies in between reads
- *    the message again and finds it stored.
+ * 1. receive: a chunk of messages is stored once (the event id dedupes
+ *    redelivered messages) and attempt 1 is written for every enabled live
+ *    endpoint of each event's organisation subscribed to its type, in one
+ *    transaction. Only then are the Kafka offsets committed, so a process
+ *    that dies in between reads the messages again and finds them stored.
  * 2. sendDue: due attempts are claimed with a lease, signed, POSTed, and
  *    their outcome recorded with the endpoint's health in one transaction.
  *    A failure schedules the next attempt by the retry schedule, unless it
@@ -58,19 +58,17 @@ export class Deliveries {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** One message of the events topic; returns how many deliveries it scheduled. */
-  async receive(payload: string): Promise<number> {
-    const event = parseReceivedEvent(payload);
-    if (!event) {
+  /** Messages of the events topic, stored and fanned out in one transaction; returns how many deliveries they scheduled. */
+  async receive(payloads: string[]): Promise<number> {
+    const events = payloads.flatMap((payload) => {
+      const event = parseReceivedEvent(payload);
       // A message that is not an event must not stop the partition behind it.
-      this.logger.error({ bytes: payload.length }, 'skipped a message that is not a domain event');
-      return 0;
-    }
-    return inTransaction(this.pool, async (client) => {
-      const isNew = await this.deliveries.storeEvent(client, event);
-      // Test-mode activity never fires webhooks; test endpoints get only test sends.
-      return isNew && event.livemode ? this.deliveries.fanOut(client, event) : 0;
+      if (!event) this.logger.error({ bytes: payload.length }, 'skipped a message that is not a domain event');
+      return event ? [event] : [];
     });
+    if (events.length === 0) return 0;
+    // Only events stored just now fan out; test-mode events never do (test endpoints get only test sends).
+    return inTransaction(this.pool, async (client) => this.deliveries.fanOut(client, await this.deliveries.storeEvents(client, events)));
   }
 
   /** Sends one batch of due attempts; returns how many were claimed. */
@@ -93,14 +91,14 @@ export class Deliveries {
     const sentAt = this.clock();
     const headers = deliveryHeaders({ id: delivery.event_id, type: delivery.event_type }, delivery.attempt, delivery.payload, signingSecrets(delivery, sentAt), sentAt);
     const response = await this.receivers.post(delivery.url, headers, delivery.payload);
+    if (response.ok) {
+      await this.deliveries.recordSuccess(delivery.id, { succeeded: true, ...response });
+      return;
+    }
 
     await inTransaction(this.pool, async (client) => {
       // Cancelled (endpoint paused or deleted) while it was being sent: nothing more to record.
-      if (!(await this.deliveries.recordOutcome(client, delivery.id, { succeeded: response.ok, ...response }))) return;
-      if (response.ok) {
-        await this.endpoints.recordSuccess(client, delivery.endpoint_id);
-        return;
-      }
+      if (!(await this.deliveries.recordOutcome(client, delivery.id, { succeeded: false, ...response }))) return;
       const endpoint = await this.endpoints.recordFailure(client, delivery.endpoint_id);
       const reason = endpoint ? disableReason(endpoint, this.clock()) : null;
       if (reason) {

@@ -52,23 +52,29 @@ export interface AttemptOutcome {
 export class DeliveryRepository {
   constructor(private readonly pool: Pool) {}
 
-  /** Stores an event once; false when it was already stored (a redelivered Kafka message). */
-  async storeEvent(client: PoolClient, event: ReceivedEvent): Promise<boolean> {
-    const { rowCount } = await client.query(
-      `INSERT INTO events (id, organisation_id, type, livemode, payload) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
-      [event.id, event.organisationId, event.type, event.livemode, event.payload],
+  /** Stores the events not stored yet (a re-read message, or one twice in the batch, is skipped); returns the ids it stored. */
+  async storeEvents(client: PoolClient, events: ReceivedEvent[]): Promise<string[]> {
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO events (id, organisation_id, type, livemode, payload)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::boolean[], $5::text[])
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [events.map((e) => e.id), events.map((e) => e.organisationId), events.map((e) => e.type), events.map((e) => e.livemode), events.map((e) => e.payload)],
     );
-    return (rowCount ?? 0) > 0;
+    return rows.map((row) => row.id);
   }
 
-  /** Attempt 1, due now, for every enabled live endpoint of the organisation subscribed to the type. */
-  async fanOut(client: PoolClient, event: ReceivedEvent): Promise<number> {
+  /** Attempt 1, due now, of each live event for every enabled live endpoint of its organisation subscribed to its type. */
+  async fanOut(client: PoolClient, eventIds: string[]): Promise<number> {
+    if (eventIds.length === 0) return 0;
     const { rowCount } = await client.query(
       `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at)
-       SELECT id, $2, $3, 1, 'scheduled', now() FROM endpoints
-        WHERE organisation_id = $1 AND mode = 'live' AND enabled AND ($3 = ANY (event_types) OR '*' = ANY (event_types))
+       SELECT e.id, ev.id, ev.type, 1, 'scheduled', now()
+         FROM events ev
+         JOIN endpoints e ON e.organisation_id = ev.organisation_id AND e.mode = 'live' AND e.enabled
+                         AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
+        WHERE ev.id = ANY ($1::text[]) AND ev.livemode
        ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING`,
-      [event.organisationId, event.id, event.type],
+      [eventIds],
     );
     return rowCount ?? 0;
   }
@@ -105,6 +111,26 @@ export class DeliveryRepository {
       [id, outcome.succeeded ? 'succeeded' : 'failed', outcome.responseStatus, outcome.durationMs, outcome.error],
     );
     return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * A 2xx, in one statement: the attempt is marked succeeded and the
+   * endpoint's failure run ends. The endpoint row is written only when that
+   * changes something or a second has passed since its last success (the
+   * API shows seconds), so concurrent successes do not queue on its lock.
+   */
+  async recordSuccess(id: string, outcome: AttemptOutcome): Promise<void> {
+    await this.pool.query(
+      `WITH done AS (
+         UPDATE deliveries SET status = 'succeeded', response_status = $2, duration_ms = $3, error = NULL, lease_until = NULL, updated_at = now()
+          WHERE id = $1 AND status = 'sending'
+          RETURNING endpoint_id)
+       UPDATE endpoints e SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), updated_at = now()
+         FROM done
+        WHERE e.id = done.endpoint_id
+          AND (e.consecutive_failures > 0 OR e.last_success_at IS NULL OR e.last_success_at < date_trunc('second', now()))`,
+      [id, outcome.responseStatus, outcome.durationMs],
+    );
   }
 
   /** The next attempt after a failed one, due at `dueAt` (also noted on the failed attempt as its next_retry_at). */

@@ -130,14 +130,6 @@ export class EndpointRepository {
     return rows[0];
   }
 
-  /** A delivery got a 2xx: the failure run is over. */
-  async recordSuccess(client: PoolClient, id: string): Promise<void> {
-    await client.query(
-      'UPDATE endpoints SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), updated_at = now() WHERE id = $1',
-      [id],
-    );
-  }
-
   /** A delivery failed: one more in the run (counted atomically across senders); the row after the change. */
   async recordFailure(client: PoolClient, id: string): Promise<EndpointRow | undefined> {
     const { rows } = await client.query<EndpointRow>(
