@@ -2,8 +2,10 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { AlwaysOffSampler } from '@opentelemetry/sdk-trace-base';
+import { propagateIncomingContext } from './incoming-context';
 
 let sdk: NodeSDK | undefined;
+let stopIncomingContext: (() => void) | undefined;
 
 /** The instrumentations that move trace context across process boundaries (HTTP, gRPC, Kafka headers). */
 export const CONTEXT_CARRIERS = ['http', 'undici', 'grpc', 'kafkajs'];
@@ -36,13 +38,19 @@ export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'p
         '@opentelemetry/instrumentation-express': { ignoreLayersType: ['middleware' as never] },
         // Our logger adds trace ids itself; no log records through the SDK.
         '@opentelemetry/instrumentation-pino': { enabled: false },
+        // Server spans only when they are exported; otherwise incoming requests
+        // just take their caller's context (see incoming-context.ts).
+        '@opentelemetry/instrumentation-http': { disableIncomingRequestInstrumentation: !exporting },
       }),
     ],
   });
   sdk.start();
+  if (!exporting) stopIncomingContext = propagateIncomingContext();
 }
 
 export async function stopTelemetry(): Promise<void> {
+  stopIncomingContext?.();
+  stopIncomingContext = undefined;
   await sdk?.shutdown();
   sdk = undefined;
 }
