@@ -2,7 +2,7 @@
  * API key rules: shape, hashing, display parts and the checks a key must
  * pass before a request may use it.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ApiError, randomBase62, type KeyMode } from '@partner-api/shared';
 
 export const SCOPES = [
@@ -26,7 +26,7 @@ export function generateSecret(mode: KeyMode): string {
 }
 
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
+  return hash('sha256', secret, 'buffer');
 }
 
 export function displayParts(secret: string): { prefix: string; last4: string } {

@@ -29,14 +29,20 @@ export class KeyResolver {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async resolve(hash: Buffer, hashHex: string): Promise<ResolvedKey> {
+  /** The cached copy while it is young enough, without I/O (the per-request case). */
+  cached(hashHex: string): ResolvedKey | undefined {
     const cached = this.cache.get(hashHex);
-    if (cached && this.clock() - cached.loadedAt < MAX_AGE_MS) return { ...cached, cached: true };
+    return cached && this.clock() - cached.loadedAt < MAX_AGE_MS ? cached : undefined;
+  }
+
+  /** Reads the key from PostgreSQL and caches it. */
+  async load(hash: Buffer, hashHex: string): Promise<ResolvedKey> {
     // Version first: a change that commits after this read bumps past it.
     const version = await this.admission.version(hashHex);
     const entry = { key: (await this.keys.findByHash(hash)) ?? null, version, loadedAt: this.clock(), cached: false };
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(hashHex, entry);
+    // The cache holds its own copy marked as such, made once per load rather than per request.
+    this.cache.set(hashHex, { ...entry, cached: true });
     return entry;
   }
 

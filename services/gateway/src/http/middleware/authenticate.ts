@@ -48,7 +48,8 @@ export function authenticate(resolver: KeyResolver, admission: KeyAdmission, clo
     const hashHex = hash.toString('hex');
 
     for (let attempt = 0; ; attempt += 1) {
-      const resolved = await resolver.resolve(hash, hashHex);
+      // A cached key is used without an await of its own: the admission script is the request's one wait.
+      const resolved = resolver.cached(hashHex) ?? (await resolver.load(hash, hashHex));
       let key: StoredKey;
       try {
         key = checkKey(resolved.key, req.ip ?? '', clock());

