@@ -63,7 +63,7 @@ beforeAll(async () => {
   await startPrivateRedis();
   [replica, org] = await Promise.all([
     startStackReplica({
-      ports: { inventory: { grpc: 50081, ops: 9481 }, orders: { grpc: 50082, ops: 9482, http: 4182 }, gateway: { http: 4020, ops: 9420 } },
+      ports: { inventory: { ops: 9481 }, orders: { ops: 9482, http: 4182 }, gateway: { http: 4020, ops: 9420 } },
       env: { inventory: { REDIS_URL: privateRedisUrl } },
     }),
     newOrganisation(['orders:write', 'orders:read', 'events:read']),

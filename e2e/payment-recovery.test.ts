@@ -9,7 +9,7 @@ import { api, env } from './support/api';
 import { EventCollector } from './support/events';
 import { GOOD_CARD, payCheckout } from './support/hosted-checkout';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug } from './support/operator';
-import { startServiceProcess, type ServiceProcess } from './support/service-process';
+import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
 
 const ordersDb = createPool({ url: env('DATABASE_URL'), schema: 'orders', max: 2 });
 let doomed: ServiceProcess | undefined;
@@ -38,7 +38,7 @@ it('completes a paid order after the orders process that took the payment is kil
 
   // A second orders process whose tickets service is unreachable and whose own recovery loop never runs.
   doomed = await startServiceProcess('orders', {
-    GRPC_PORT: '50072',
+    GRPC_PORT: String(await freePort()),
     OPS_PORT: '9472',
     HTTP_PORT: '4172',
     TICKETS_GRPC_ADDR: '127.0.0.1:9',

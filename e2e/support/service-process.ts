@@ -5,9 +5,23 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
+
+/**
+ * A loopback port nothing listens on, from the OS. Test processes take their
+ * gRPC ports from here: a fixed port in the ephemeral range (32768–60999)
+ * can be the local end of any outgoing connection when the process starts.
+ */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 export type ServiceName = 'gateway' | 'inventory' | 'orders' | 'tickets' | 'webhooks';
 

@@ -9,19 +9,20 @@
  * Each process is started by service-process.ts and logs to
  * .data/logs/replica-<name>.log.
  */
-import { startServiceProcess, type ServiceProcess } from './service-process';
+import { freePort, startServiceProcess, type ServiceProcess } from './service-process';
 
 export type ReplicaService = 'inventory' | 'orders' | 'gateway';
 
+/** gRPC ports are free ones from the OS unless given (see freePort). */
 export interface ReplicaPorts {
-  inventory: { grpc: number; ops: number };
-  orders: { grpc: number; ops: number; http: number };
+  inventory: { grpc?: number; ops: number };
+  orders: { grpc?: number; ops: number; http: number };
   gateway: { http: number; ops: number };
 }
 
 export const DEFAULT_REPLICA_PORTS: ReplicaPorts = {
-  inventory: { grpc: 50061, ops: 9411 },
-  orders: { grpc: 50062, ops: 9412, http: 4112 },
+  inventory: { ops: 9411 },
+  orders: { ops: 9412, http: 4112 },
   gateway: { http: 4010, ops: 9410 },
 };
 
@@ -51,9 +52,9 @@ function startProcess(name: ReplicaService, opsPort: number, env: Record<string,
 
 /** Starts inventory, then orders on it, then a gateway on both; stops what did start if a later one fails. */
 export async function startStackReplica(options: StackReplicaOptions = {}): Promise<StackReplica> {
-  const ports: ReplicaPorts = {
-    inventory: { ...DEFAULT_REPLICA_PORTS.inventory, ...options.ports?.inventory },
-    orders: { ...DEFAULT_REPLICA_PORTS.orders, ...options.ports?.orders },
+  const ports = {
+    inventory: { ...DEFAULT_REPLICA_PORTS.inventory, grpc: await freePort(), ...options.ports?.inventory },
+    orders: { ...DEFAULT_REPLICA_PORTS.orders, grpc: await freePort(), ...options.ports?.orders },
     gateway: { ...DEFAULT_REPLICA_PORTS.gateway, ...options.ports?.gateway },
   };
   const timeoutMs = options.readyTimeoutMs ?? 30_000;
