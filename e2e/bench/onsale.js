@@ -20,7 +20,7 @@ const os = require('node:os');
 const { setTimeout } = require('node:timers');
 const autocannon = require('autocannon');
 const { Redis } = require('ioredis');
-const { createPool, createServiceClient, gen, randomBase62 } = require('@partner-api/shared');
+const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
 const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
 const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/storage/hold-book');
 const { loadEnv, httpLoad, loopLoad, table, record } = require('./lib');
@@ -64,7 +64,7 @@ async function setUpOnSale() {
   const suffix = randomBase62(8).toLowerCase();
   const gatewayPool = createPool({ url: process.env.DATABASE_URL, schema: 'gateway', max: 2, applicationName: 'bench-onsale' });
   const redis = new Redis(process.env.REDIS_URL);
-  const inventory = createServiceClient(gen.inventory.InventoryService, loopbackOnly(process.env.INVENTORY_GRPC_ADDR ?? '127.0.0.1:50051'));
+  const inventory = createServiceClient(gen.inventory.InventoryService, loopbackOnly(process.env.INVENTORY_GRPC_ADDR ?? localGrpcAddress('inventory')));
   try {
     const admin = new KeyAdmin(new KeyRepository(gatewayPool), { pool: gatewayPool, notifier: new KeyAdmission(redis) });
     const organisation = await admin.createOrganisation('Bench On-sale', `bench-onsale-${suffix}`);

@@ -3,7 +3,7 @@
  * keys with the gateway's KeyAdmin, catalog changes through inventory's
  * admin gRPC API (the same calls partnerctl makes).
  */
-import { createPool, createServiceClient, gen, randomBase62, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { createPool, createServiceClient, gen, localGrpcAddress, randomBase62, type RequestContext, type ServiceClient } from '@partner-api/shared';
 import { Redis } from 'ioredis';
 import { KeyAdmin, KeyAdmission, KeyRepository } from '@partner-api/gateway';
 import { env } from './api';
@@ -11,13 +11,13 @@ import { env } from './api';
 export type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
 
 export function inventoryClient(): InventoryClient {
-  return createServiceClient(gen.inventory.InventoryService, process.env.INVENTORY_GRPC_ADDR ?? '127.0.0.1:50051');
+  return createServiceClient(gen.inventory.InventoryService, process.env.INVENTORY_GRPC_ADDR ?? localGrpcAddress('inventory'));
 }
 
 export type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
 
 export function ordersClient(): OrdersClient {
-  return createServiceClient(gen.orders.OrdersService, process.env.ORDERS_GRPC_ADDR ?? '127.0.0.1:50052');
+  return createServiceClient(gen.orders.OrdersService, process.env.ORDERS_GRPC_ADDR ?? localGrpcAddress('orders'));
 }
 
 export const operatorContext = (organisationId: number): RequestContext => ({

@@ -9,6 +9,7 @@ import {
   gen,
   redisEnv,
   loadConfig,
+  localGrpcAddress,
   randomBase62,
   type Pool,
   type RequestContext,
@@ -17,9 +18,9 @@ import {
 
 export const cliEnv = databaseEnv.extend(redisEnv.shape).extend({
   LOG_LEVEL: z.string().default('warn'),
-  INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
-  ORDERS_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
-  WEBHOOKS_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
+  INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
+  ORDERS_GRPC_ADDR: z.string().default(localGrpcAddress('orders')),
+  WEBHOOKS_GRPC_ADDR: z.string().default(localGrpcAddress('webhooks')),
 });
 
 type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;

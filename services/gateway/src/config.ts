@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnv, databaseEnv, loadConfig, portEnv, redisEnv } from '@partner-api/shared';
+import { commonEnv, databaseEnv, loadConfig, localGrpcAddress, portEnv, redisEnv } from '@partner-api/shared';
 
 export const gatewayEnv = commonEnv
   .extend(databaseEnv.shape)
@@ -7,10 +7,10 @@ export const gatewayEnv = commonEnv
   .extend({
     OPS_PORT: portEnv(9400),
     HTTP_PORT: portEnv(4000),
-    INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
-    ORDERS_GRPC_ADDR: z.string().default('127.0.0.1:50052'),
-    TICKETS_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
-    WEBHOOKS_GRPC_ADDR: z.string().default('127.0.0.1:50054'),
+    INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
+    ORDERS_GRPC_ADDR: z.string().default(localGrpcAddress('orders')),
+    TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),
+    WEBHOOKS_GRPC_ADDR: z.string().default(localGrpcAddress('webhooks')),
     PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:4000'),
     DOCS_BASE_URL: z.string().url().default('https://docs.partner-api.example.com/errors'),
     /** Express "trust proxy": which hops may set X-Forwarded-For (the caller IP for allowlists). */

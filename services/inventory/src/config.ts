@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { grpcServiceEnv, loadConfig, redisEnv } from '@partner-api/shared';
+import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, redisEnv } from '@partner-api/shared';
 
-export const inventoryEnv = grpcServiceEnv({ grpc: 50051, ops: 9401 })
+export const inventoryEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.inventory, ops: 9401 })
   .extend(redisEnv.shape)
   .extend({
     PUBLIC_SITE_URL: z.string().url().default('https://tickets.example.com'),

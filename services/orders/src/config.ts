@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { grpcServiceEnv, loadConfig, portEnv } from '@partner-api/shared';
+import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv } from '@partner-api/shared';
 
-export const ordersEnv = grpcServiceEnv({ grpc: 50052, ops: 9402 })
+export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 9402 })
   .extend({
-    INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
-    TICKETS_GRPC_ADDR: z.string().default('127.0.0.1:50053'),
+    INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
+    TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),
     /** The hosted checkout's HTTP port (the chart sets HTTP_PORT for every component that serves HTTP). */
     HTTP_PORT: portEnv(4100),
     /** Where customers pay: checkout_url is <base>/checkout/<session id>. */

@@ -35,6 +35,17 @@ export const kafkaEnv = z.object({
   KAFKA_TOPIC: z.string().default('partner.events.v1'),
 });
 
+/**
+ * Where each gRPC service listens by default on one machine. Below Linux's
+ * ephemeral range (32768–60999): a port in it can be the local end of any
+ * outgoing connection at the moment a service binds it. (Deployments set
+ * their own; in Kubernetes every pod has its ports to itself.)
+ */
+export const LOCAL_GRPC_PORTS = { inventory: 15051, orders: 15052, tickets: 15053, webhooks: 15054 } as const;
+
+/** The default address of a gRPC service on this machine. */
+export const localGrpcAddress = (service: keyof typeof LOCAL_GRPC_PORTS): string => `127.0.0.1:${LOCAL_GRPC_PORTS[service]}`;
+
 /** A TCP port setting with its default (0 binds any free port, for tests). */
 export const portEnv = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { grpcServiceEnv, loadConfig } from '@partner-api/shared';
+import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress } from '@partner-api/shared';
 
-export const ticketsEnv = grpcServiceEnv({ grpc: 50053, ops: 9403 })
+export const ticketsEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.tickets, ops: 9403 })
   .extend({
     /** Inventory resolves the event of an attendee list or a check-in (id or slug, in the caller's organisation), and takes and returns comp stock. */
-    INVENTORY_GRPC_ADDR: z.string().default('127.0.0.1:50051'),
+    INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
     /** How long a resolved event id is reused before inventory is asked again (0: always ask). */
     EVENT_CACHE_MS: z.coerce.number().int().nonnegative().default(30_000),
     /** How comp guests are emailed: `log` (accepts and logs, sends nothing; the local default) or `smtp` (SMTP_URL). */

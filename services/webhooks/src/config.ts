@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { booleanFromEnv, grpcServiceEnv, loadConfig } from '@partner-api/shared';
+import { booleanFromEnv, grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS } from '@partner-api/shared';
 import { parseRetrySchedule, SPEC_RETRY_SCHEDULE } from './domain/retry-schedule';
 
-export const webhooksEnv = grpcServiceEnv({ grpc: 50054, ops: 9404 }).extend({
+export const webhooksEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.webhooks, ops: 9404 }).extend({
   /** Kafka consumer group of the webhooks service: every replica shares it, so each event is stored once. */
   KAFKA_GROUP_ID: z.string().min(1).default('partner-api-webhooks'),
   /** How long the group waits for a silent member (a killed process) before its partitions go to the others; the broker allows 6 s to 5 min. */
