@@ -92,13 +92,13 @@ export class Deliveries {
     const headers = deliveryHeaders({ id: delivery.event_id, type: delivery.event_type }, delivery.attempt, delivery.payload, signingSecrets(delivery, sentAt), sentAt);
     const response = await this.receivers.post(delivery.url, headers, delivery.payload);
     if (response.ok) {
-      await this.deliveries.recordSuccess(delivery.id, { succeeded: true, ...response });
+      await this.deliveries.recordSuccess(delivery.id, response);
       return;
     }
 
     await inTransaction(this.pool, async (client) => {
       // Cancelled (endpoint paused or deleted) while it was being sent: nothing more to record.
-      if (!(await this.deliveries.recordOutcome(client, delivery.id, { succeeded: false, ...response }))) return;
+      if (!(await this.deliveries.markFailed(client, delivery.id, response))) return;
       const endpoint = await this.endpoints.recordFailure(client, delivery.endpoint_id);
       const reason = endpoint ? disableReason(endpoint, this.clock()) : null;
       if (reason) {

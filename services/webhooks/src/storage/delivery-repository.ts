@@ -103,12 +103,12 @@ export class DeliveryRepository {
     return rows;
   }
 
-  /** The attempt's result; false when the row is no longer this sender's (cancelled or deleted meanwhile). */
-  async recordOutcome(client: PoolClient, id: string, outcome: AttemptOutcome): Promise<boolean> {
+  /** A failed attempt's result; false when the row is no longer this sender's (cancelled or deleted meanwhile). */
+  async markFailed(client: PoolClient, id: string, outcome: Omit<AttemptOutcome, 'succeeded'>): Promise<boolean> {
     const { rowCount } = await client.query(
-      `UPDATE deliveries SET status = $2, response_status = $3, duration_ms = $4, error = $5, lease_until = NULL, updated_at = now()
+      `UPDATE deliveries SET status = 'failed', response_status = $2, duration_ms = $3, error = $4, lease_until = NULL, updated_at = now()
         WHERE id = $1 AND status = 'sending'`,
-      [id, outcome.succeeded ? 'succeeded' : 'failed', outcome.responseStatus, outcome.durationMs, outcome.error],
+      [id, outcome.responseStatus, outcome.durationMs, outcome.error],
     );
     return (rowCount ?? 0) > 0;
   }
@@ -119,7 +119,7 @@ export class DeliveryRepository {
    * changes something or a second has passed since its last success (the
    * API shows seconds), so concurrent successes do not queue on its lock.
    */
-  async recordSuccess(id: string, outcome: AttemptOutcome): Promise<void> {
+  async recordSuccess(id: string, outcome: Omit<AttemptOutcome, 'succeeded' | 'error'>): Promise<void> {
     await this.pool.query(
       `WITH done AS (
          UPDATE deliveries SET status = 'succeeded', response_status = $2, duration_ms = $3, error = NULL, lease_until = NULL, updated_at = now()
