@@ -271,7 +271,7 @@ describe('GET /venues', () => {
       operatorContext(DEMO_ORG()),
     );
     await expectError(`/venues/${unused.id}`, 404, 'resource_missing');
-    await expectError('/venues/abc', 400, 'parameter_invalid', 'id');
+    await expectError('/venues/abc', 404, 'resource_missing', 'id');
     await expectError('/venues?limit=500', 400, 'parameter_invalid', 'limit');
   });
 });

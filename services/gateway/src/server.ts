@@ -36,7 +36,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     cursorSecret: config.CURSOR_SECRET,
     trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
   });
-  const server = createHttpServer(app);
+  const server = createHttpServer(app, config.DOCS_BASE_URL);
   await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.BIND_HOST, resolve));
   // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
   runtime.lifecycle.onShutdown('http server', () => new Promise<void>((resolve) => {

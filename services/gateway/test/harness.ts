@@ -14,7 +14,8 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+/** `scopes`: what the harness's key may do (events:read unless a test needs more). */
+export async function startHarness(scopes: string[] = ['events:read']): Promise<Harness> {
   const logger = createLogger('harness', 'silent');
   const env = { ...process.env, GRPC_PORT: '0', OPS_PORT: '0', HTTP_PORT: '0' };
   const inventory: ServiceRuntime = await startInventory(loadInventoryConfig(env), logger);
@@ -27,7 +28,7 @@ export async function startHarness(): Promise<Harness> {
   const admin = new KeyAdmin(new KeyRepository(pool));
   const slug = `it-${randomBase62(8).toLowerCase()}`;
   const organisation = await admin.createOrganisation('Integration Org', slug);
-  const key = await admin.issueKey({ organisationId: organisation.id, name: 'it', mode: 'live', scopes: ['events:read'] });
+  const key = await admin.issueKey({ organisationId: organisation.id, name: 'it', mode: 'live', scopes });
   await pool.end();
 
   return {

@@ -18,14 +18,9 @@ import { idempotency } from './middleware/idempotency';
 import { jsonBody } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
 import { requestLog } from './middleware/request-log';
-import { catalogRoutes } from './routes/catalog';
-import { checkoutSessionRoutes } from './routes/checkout-sessions';
-import { compTicketRoutes } from './routes/comp-tickets';
-import { eventTicketRoutes } from './routes/event-tickets';
-import { orderRoutes } from './routes/orders';
+import { mountOperations } from './operation-routes';
 import { CursorSealer } from './pagination';
-import { rootRoutes } from './routes/root';
-import { webhookEndpointRoutes } from './routes/webhook-endpoints';
+import { API_OPERATIONS } from './routes';
 import type { ServiceClients } from './service-clients';
 
 export interface AppDependencies {
@@ -48,7 +43,10 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestContext(deps.docsBaseUrl));
   app.use(requestLog(deps.logger));
 
-  const openApiDocument = generateOpenApiDocument(deps.publicBaseUrl);
+  const openApiDocument = generateOpenApiDocument(
+    deps.publicBaseUrl,
+    API_OPERATIONS.map((operation) => operation.route),
+  );
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
@@ -59,14 +57,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(jsonBody);
   app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger));
 
-  app.use(rootRoutes());
-  const sealer = new CursorSealer(deps.cursorSecret);
-  app.use(catalogRoutes(deps.clients.inventory, sealer));
-  app.use(checkoutSessionRoutes(deps.clients.orders));
-  app.use(orderRoutes(deps.clients.orders, deps.clients.tickets, sealer));
-  app.use(eventTicketRoutes(deps.clients.tickets, sealer));
-  app.use(compTicketRoutes(deps.clients.tickets));
-  app.use(webhookEndpointRoutes(deps.clients.webhooks));
+  mountOperations(app, API_OPERATIONS, { clients: deps.clients, sealer: new CursorSealer(deps.cursorSecret) });
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger));

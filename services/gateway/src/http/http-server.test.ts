@@ -33,7 +33,7 @@ async function serve(lines: Array<Record<string, unknown>>) {
   app.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     res.status(500).json({ error: 'failed' });
   });
-  const server = createHttpServer(app);
+  const server = createHttpServer(app, "https://docs.example.com/errors");
   server.prependListener('request', (req, res) => {
     built.request = Object.getPrototypeOf(req);
     built.response = Object.getPrototypeOf(res);

@@ -18,7 +18,11 @@
  * so the swap is a no-op (same prototype) and Express behaves exactly as before.
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { ApiError, API_VERSION } from '@partner-api/shared';
+import { errorEnvelope } from './envelope';
+import { newRequestId } from './middleware/request-context';
 
 /** `IncomingMessage` / `ServerResponse` subclasses whose prototypes become the app's `request` / `response`. */
 function expressMessageClasses(app: Express): http.ServerOptions {
@@ -31,8 +35,48 @@ function expressMessageClasses(app: Express): http.ServerOptions {
   return { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse as typeof http.ServerResponse };
 }
 
-export function createHttpServer(app: Express): http.Server {
+/** What Node's parser refuses before Express sees a request: the status Node would send, in our envelope. */
+function parserRefusal(code: string | undefined): ApiError {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return new ApiError('parameter_invalid', 'The request line and headers together exceed 16 KB.', null, 431);
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new ApiError('parameter_invalid', 'The request did not arrive in time.', null, 408);
+  }
+  return new ApiError('parameter_invalid', 'The request is not valid HTTP/1.1 (for example a bare CR or LF in a header).', null);
+}
+
+/**
+ * Node answers malformed requests itself, with an empty body; every
+ * non-2xx of the API carries the error envelope and the usual headers (D79).
+ */
+function answerClientErrors(docsBaseUrl: string) {
+  return (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const refusal = parserRefusal(error.code);
+    const requestId = newRequestId();
+    const body = JSON.stringify(errorEnvelope(refusal, requestId, docsBaseUrl));
+    socket.end(
+      [
+        `HTTP/1.1 ${refusal.httpStatus} ${http.STATUS_CODES[refusal.httpStatus]}`,
+        'Content-Type: application/json; charset=utf-8',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        `Request-Id: ${requestId}`,
+        `Service-Version: ${API_VERSION}`,
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
+  };
+}
+
+export function createHttpServer(app: Express, docsBaseUrl: string): http.Server {
   const server = http.createServer(expressMessageClasses(app), app);
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientErrors(docsBaseUrl));
   return server;
 }

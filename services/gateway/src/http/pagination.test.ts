@@ -46,7 +46,7 @@ describe('limit', () => {
     expect(PaginationQuery.parse({ limit: '100' }).limit).toBe(100);
   });
 
-  it.each(['0', '101', '2.5', 'ten', '', '-1'])('rejects %p', (limit) => {
+  it.each(['0', '101', '2.5', 'ten', '', '-1', '0x10', '1e2', '+5', ' 5 ', '5 ', '007a', '0100'])('rejects %p', (limit) => {
     expect(PaginationQuery.safeParse({ limit }).success).toBe(false);
   });
 });

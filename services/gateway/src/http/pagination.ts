@@ -10,14 +10,17 @@ import { ApiError, type gen } from '@partner-api/shared';
 import type { MessageShape } from '@bufbuild/protobuf';
 import { z } from '../openapi/zod';
 
+const LIMIT_RULE = 'limit must be an integer from 1 to 100.';
+
 export const PaginationQuery = z.object({
-  limit: z.coerce
-    .number({ error: 'limit must be an integer from 1 to 100.' })
-    .int({ error: 'limit must be an integer from 1 to 100.' })
-    .min(1, { error: 'limit must be an integer from 1 to 100.' })
-    .max(100, { error: 'limit must be an integer from 1 to 100.' })
+  // Digits only: `0x10`, `1e2`, `+5` and ` 5 ` are not integers as written (D77).
+  limit: z
+    .string({ error: LIMIT_RULE })
+    .regex(/^[0-9]{1,3}$/, { error: LIMIT_RULE })
+    .transform(Number)
+    .pipe(z.number().int().min(1, { error: LIMIT_RULE }).max(100, { error: LIMIT_RULE }))
     .default(25)
-    .openapi({ description: 'Page size, 1 to 100.', example: 25 }),
+    .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'Page size, 1 to 100.', example: 25 }),
   cursor: z
     .string()
     .min(1)

@@ -4,7 +4,7 @@
  * `param` naming the field as the partner wrote it (`items[0].quantity`).
  */
 import { ApiError } from '@partner-api/shared';
-import { z } from '../openapi/zod';
+import { type z } from '../openapi/zod';
 
 function paramName(path: PropertyKey[]): string {
   return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index ? '.' : ''}${String(part)}`)).join('');
@@ -28,14 +28,4 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, options
   const missing = absent && !(param !== null && options.invalidWhenMissing?.(param));
   const message = absent ? `${param} is required.` : issue.message;
   throw new ApiError(missing ? 'parameter_missing' : 'parameter_invalid', message, param);
-}
-
-/** A path `id` that must be a positive integer (venues, tickets, webhook endpoints); anything else is `400 parameter_invalid`. */
-export function integerIdParam(description: string, example: string) {
-  return z.object({
-    id: z
-      .string()
-      .regex(/^[1-9][0-9]{0,17}$/, { error: 'id must be a positive integer.' })
-      .openapi({ description, example }),
-  });
 }

@@ -1,19 +1,13 @@
 /**
- * The OpenAPI 3.1 document is generated from the same zod schemas that
- * validate requests and describe responses; routes register themselves here.
+ * The OpenAPI 3.1 document, generated from the operations the gateway
+ * serves (the same declarations mount the routes) and the zod schemas that
+ * validate requests and describe responses.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { API_ERRORS, API_VERSION } from '@partner-api/shared';
 import { ErrorEnvelopeSchema } from './schemas';
+import { OPERATION_TAGS } from './tags';
 import { type z } from './zod';
-
-export const registry = new OpenAPIRegistry();
-
-const bearerAuth = registry.registerComponent('securitySchemes', 'bearerAuth', {
-  type: 'http',
-  scheme: 'bearer',
-  description: 'An organisation API key: svc_live_… or svc_test_…',
-});
 
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 
@@ -50,16 +44,17 @@ export function emptyResponse(description: string) {
 
 export { errorResponse };
 
-/** Registers an authenticated operation with the common error responses. */
-export function registerOperation(route: RouteConfig): void {
-  registry.registerPath({
-    security: [{ [bearerAuth.name]: [] }],
-    ...route,
-    responses: { ...COMMON_ERRORS, ...route.responses },
+/** The document for these operations (each route as `defineOperation` builds it). */
+export function generateOpenApiDocument(serverUrl: string, routes: readonly RouteConfig[]) {
+  const registry = new OpenAPIRegistry();
+  const bearerAuth = registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An organisation API key: svc_live_… or svc_test_…',
   });
-}
-
-export function generateOpenApiDocument(serverUrl: string) {
+  for (const route of routes) {
+    registry.registerPath({ security: [{ [bearerAuth.name]: [] }], ...route, responses: { ...COMMON_ERRORS, ...route.responses } });
+  }
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -69,5 +64,6 @@ export function generateOpenApiDocument(serverUrl: string) {
       description: `Partner API v1. Error codes: ${Object.keys(API_ERRORS).join(', ')}.`,
     },
     servers: [{ url: serverUrl }],
+    tags: Object.entries(OPERATION_TAGS).map(([name, description]) => ({ name, description })),
   });
 }

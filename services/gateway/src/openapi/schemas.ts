@@ -2,6 +2,14 @@
 import { API_ERRORS, API_VERSION } from '@partner-api/shared';
 import { z } from './zod';
 
+/**
+ * A field that holds a named object or null. `.nullable()` on a registered
+ * schema makes the component itself nullable, which generated clients turn
+ * into a second model; a union keeps the component an object and puts the
+ * null on the reference (`anyOf: [{$ref}, {type: null}]`).
+ */
+const nullableRef = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
+
 const timestamp = z.string().openapi({ example: '2026-11-22T09:30:00Z', description: 'ISO-8601 UTC' });
 const money = z.string().regex(/^-?\d+\.\d{2}$/).openapi({ example: '89.50', description: 'Decimal dollars, AUD' });
 
@@ -71,7 +79,7 @@ export const EventSchema = z
     image_url: z.string().nullable(),
     sold_out: z.boolean(),
     on_sale_at: timestamp.nullable(),
-    venue: VenueSchema.nullable(),
+    venue: nullableRef(VenueSchema),
     ticketing: z.object({
       currency: z.literal('AUD'),
       min_price: money.nullable(),
@@ -155,7 +163,7 @@ export const CheckoutSessionSchema = z
         total: money,
       }),
     ),
-    customer: CustomerSchema.nullable(),
+    customer: nullableRef(CustomerSchema),
     order_id: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     created_at: timestamp,

@@ -1,14 +1,10 @@
 /** Checkout sessions, served by the orders service (which holds tickets through inventory). */
-import { Router } from 'express';
-import { gen, toApiJson, type ServiceClient } from '@partner-api/shared';
-import { errorResponse, jsonResponse, registerOperation } from '../../openapi/registry';
+import { gen, toApiJson } from '@partner-api/shared';
+import { errorResponse, jsonResponse } from '../../openapi/registry';
 import { CheckoutSessionSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
-import { requireScope } from '../middleware/require-scope';
-import { validate } from '../validation';
-import { callerContext } from '../middleware/authenticate';
-
-type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
+import { created, defineOperation, ok } from '../operation';
+import { uuidId } from '../path-ids';
 
 const positiveInt = (name: string) => z.number({ error: `${name} must be an integer.` }).int({ error: `${name} must be an integer.` }).positive({ error: `${name} must be positive.` });
 
@@ -52,67 +48,57 @@ export const CreateCheckoutSessionBody = z
   })
   .openapi('CreateCheckoutSession');
 
-const SessionIdParam = z.object({ id: z.string().min(1).max(64).openapi({ description: 'Checkout session id (uuid).' }) });
-
-registerOperation({
-  method: 'post',
-  path: '/checkout_sessions',
-  operationId: 'createCheckoutSession',
-  summary: 'Create a checkout session',
-  description: 'Live keys hold the tickets for about 15 minutes; test keys validate and price in full but hold nothing.',
-  request: {
-    headers: z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().openapi({ description: 'Makes retries safe for 24 hours.' }) }),
-    body: { content: { 'application/json': { schema: CreateCheckoutSessionBody } } },
-  },
-  responses: {
-    201: jsonResponse('The open session (or the dry run for a test key).', CheckoutSessionSchema),
-    400: errorResponse('A parameter is missing or invalid.'),
-    404: errorResponse('The event or a ticket type is not in the organisation.'),
-    409: errorResponse('A request with this Idempotency-Key is still running.'),
-    422: errorResponse('Not on sale, unavailable, over the limits, seated, or Idempotency-Key reused.'),
-  },
-});
-registerOperation({
-  method: 'get',
-  path: '/checkout_sessions/{id}',
-  operationId: 'retrieveCheckoutSession',
-  summary: 'Retrieve a checkout session',
-  request: { params: SessionIdParam },
-  responses: { 200: jsonResponse('The session.', CheckoutSessionSchema), 404: errorResponse('No such session in the organisation.') },
-});
-
-export function checkoutSessionRoutes(orders: OrdersClient): Router {
-  const router = Router();
-  router.post('/checkout_sessions', requireScope('orders:write'), async (req, res) => {
-    const body = validate(CreateCheckoutSessionBody, req.body ?? {});
-    const session = await orders.createCheckoutSession(
-      {
-        eventIdOrSlug: String(body.event_id),
-        items: body.items.map((item) => ({
-          ticketTypeId: BigInt(item.ticket_type_id),
-          quantity: item.quantity,
-          poolId: item.pool_id === undefined ? undefined : BigInt(item.pool_id),
-        })),
-        customer: body.customer
-          ? {
-              email: body.customer.email ?? undefined,
-              firstName: body.customer.first_name ?? undefined,
-              lastName: body.customer.last_name ?? undefined,
-              phone: body.customer.phone ?? undefined,
-            }
-          : undefined,
-        couponCode: body.coupon_code,
-        metadata: body.metadata ?? {},
-      },
-      callerContext(res),
-    );
-    res.status(201).json(toApiJson(gen.orders.CheckoutSessionSchema, session));
-  });
-
-  router.get('/checkout_sessions/:id', requireScope('orders:read'), async (req, res) => {
-    const { id } = validate(SessionIdParam, req.params);
-    const session = await orders.getCheckoutSession({ id }, callerContext(res));
-    res.json(toApiJson(gen.orders.CheckoutSessionSchema, session));
-  });
-  return router;
-}
+export const checkoutSessionOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/checkout_sessions',
+    operationId: 'createCheckoutSession',
+    tag: 'Checkout sessions',
+    summary: 'Create a checkout session',
+    description: 'Live keys hold the tickets for about 15 minutes; test keys validate and price in full but hold nothing.',
+    scopes: ['orders:write'],
+    body: CreateCheckoutSessionBody,
+    responses: {
+      201: jsonResponse('The open session (or the dry run for a test key).', CheckoutSessionSchema),
+      400: errorResponse('A parameter is missing or invalid.'),
+      404: errorResponse('The event or a ticket type is not in the organisation.'),
+      409: errorResponse('A request with this Idempotency-Key is still running.'),
+      422: errorResponse('Not on sale, unavailable, over the limits, seated, or Idempotency-Key reused.'),
+    },
+    handler: async ({ body, ctx, deps }) => {
+      const session = await deps.clients.orders.createCheckoutSession(
+        {
+          eventIdOrSlug: String(body.event_id),
+          items: body.items.map((item) => ({
+            ticketTypeId: BigInt(item.ticket_type_id),
+            quantity: item.quantity,
+            poolId: item.pool_id === undefined ? undefined : BigInt(item.pool_id),
+          })),
+          customer: body.customer
+            ? {
+                email: body.customer.email ?? undefined,
+                firstName: body.customer.first_name ?? undefined,
+                lastName: body.customer.last_name ?? undefined,
+                phone: body.customer.phone ?? undefined,
+              }
+            : undefined,
+          couponCode: body.coupon_code,
+          metadata: body.metadata ?? {},
+        },
+        ctx,
+      );
+      return created(toApiJson(gen.orders.CheckoutSessionSchema, session));
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/checkout_sessions/{id}',
+    operationId: 'retrieveCheckoutSession',
+    tag: 'Checkout sessions',
+    summary: 'Retrieve a checkout session',
+    scopes: ['orders:read'],
+    id: uuidId('checkout session', 'Checkout session id (uuid).'),
+    responses: { 200: jsonResponse('The session.', CheckoutSessionSchema), 404: errorResponse('No such session in the organisation.') },
+    handler: async ({ id, ctx, deps }) => ok(toApiJson(gen.orders.CheckoutSessionSchema, await deps.clients.orders.getCheckoutSession({ id }, ctx))),
+  }),
+];

@@ -7,17 +7,12 @@
  * key reused for another batch after its 24 hours names a new one.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Router } from 'express';
-import { gen, toApiJson, type ServiceClient } from '@partner-api/shared';
-import { errorResponse, jsonResponse, registerOperation } from '../../openapi/registry';
+import { gen, toApiJson } from '@partner-api/shared';
+import { errorResponse, jsonResponse } from '../../openapi/registry';
 import { CompTicketBatchSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
-import { callerContext } from '../middleware/authenticate';
 import { canonicalJson } from '../middleware/idempotency';
-import { requireScope } from '../middleware/require-scope';
-import { validate } from '../validation';
-
-type TicketsClient = ServiceClient<(typeof gen.tickets.TicketsService)['method']>;
+import { created, defineOperation } from '../operation';
 
 const positiveInt = (name: string) => z.number({ error: `${name} must be an integer.` }).int({ error: `${name} must be an integer.` }).positive({ error: `${name} must be positive.` });
 const GUESTS = 'attendees must be a list of 1 to 50 guests, each { email, name }.';
@@ -49,27 +44,6 @@ export const CreateCompTicketsBody = z
   })
   .openapi('CreateCompTickets');
 
-registerOperation({
-  method: 'post',
-  path: '/comp_tickets',
-  operationId: 'createCompTickets',
-  summary: 'Issue comp tickets',
-  description:
-    'One free ticket (`price` `0.00`, `comp` true, `order_id` null) per guest, taken from the pool for good, each announced by `ticket.issued` and emailed to the guest. ' +
-    'When the pool has fewer tickets left than guests, the first guests in request order get them and the rest are listed in `failed` with `exceeds_stock`; with none left the request fails with `422 exceeds_availability`. ' +
-    'Test keys validate and count in full but issue, take and email nothing (`dry_run` true, `tickets` empty). Scope `orders:write`.',
-  request: {
-    headers: z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().openapi({ description: 'Makes retries safe for 24 hours: a retried batch issues once.' }) }),
-    body: { content: { 'application/json': { schema: CreateCompTicketsBody } } },
-  },
-  responses: {
-    201: jsonResponse('The batch (or the dry run for a test key).', CompTicketBatchSchema),
-    400: errorResponse('No event_id or ticket_type_id, or a multi-pool type without pool_id (parameter_missing); bad attendees, email, pool_id or note (parameter_invalid).'),
-    404: errorResponse('The event or ticket type is not in the organisation.'),
-    409: errorResponse('A request with this Idempotency-Key is still running.'),
-    422: errorResponse('No tickets left in the pool (exceeds_availability), the event is cancelled or over (event_not_on_sale), or Idempotency-Key reused.'),
-  },
-});
 
 /** The same API key, Idempotency-Key and body always name the same batch; without a key every call is its own. */
 export function compBatchId(keyId: number, idempotencyKey: string | undefined, body: unknown): string {
@@ -77,25 +51,41 @@ export function compBatchId(keyId: number, idempotencyKey: string | undefined, b
   return `comp_${createHash('sha256').update(`${keyId}\n${idempotencyKey}\n${canonicalJson(body)}`).digest('hex').slice(0, 40)}`;
 }
 
-export function compTicketRoutes(tickets: TicketsClient): Router {
-  const router = Router();
-  router.post('/comp_tickets', requireScope('orders:write'), async (req, res) => {
-    const body = validate(CreateCompTicketsBody, req.body ?? {}, {
-      invalidWhenMissing: (param) => param === 'attendees' || param.startsWith('attendees['),
-    });
-    const ctx = callerContext(res);
-    const batch = await tickets.issueCompTickets(
-      {
-        eventIdOrSlug: String(body.event_id),
-        ticketTypeId: BigInt(body.ticket_type_id),
-        poolId: body.pool_id === undefined ? undefined : BigInt(body.pool_id),
-        attendees: body.attendees.map((guest) => ({ email: guest.email, name: guest.name ?? undefined })),
-        note: body.note ?? undefined,
-        batchId: compBatchId(ctx.keyId, req.header('Idempotency-Key'), req.body),
-      },
-      ctx,
-    );
-    res.status(201).json(toApiJson(gen.tickets.CompTicketBatchSchema, batch));
-  });
-  return router;
-}
+export const compTicketOperations = [
+  defineOperation({
+    method: 'post',
+    path: '/comp_tickets',
+    operationId: 'createCompTickets',
+    tag: 'Comp tickets',
+    summary: 'Issue comp tickets',
+    description:
+      'One free ticket (`price` `0.00`, `comp` true, `order_id` null) per guest, taken from the pool for good, each announced by `ticket.issued` and emailed to the guest. ' +
+      'When the pool has fewer tickets left than guests, the first guests in request order get them and the rest are listed in `failed` with `exceeds_stock`; with none left the request fails with `422 exceeds_availability`. ' +
+      'Test keys validate and count in full but issue, take and email nothing (`dry_run` true, `tickets` empty). Scope `orders:write`.',
+    scopes: ['orders:write'],
+    body: CreateCompTicketsBody,
+    bodyOptions: { invalidWhenMissing: (param) => param === 'attendees' || param.startsWith('attendees[') },
+    idempotencyNote: 'Makes retries safe for 24 hours: a retried batch issues once.',
+    responses: {
+      201: jsonResponse('The batch (or the dry run for a test key).', CompTicketBatchSchema),
+      400: errorResponse('No event_id or ticket_type_id, or a multi-pool type without pool_id (parameter_missing); bad attendees, email, pool_id or note (parameter_invalid).'),
+      404: errorResponse('The event or ticket type is not in the organisation.'),
+      409: errorResponse('A request with this Idempotency-Key is still running.'),
+      422: errorResponse('No tickets left in the pool (exceeds_availability), the event is cancelled or over (event_not_on_sale), or Idempotency-Key reused.'),
+    },
+    handler: async ({ body, ctx, req, deps }) => {
+      const batch = await deps.clients.tickets.issueCompTickets(
+        {
+          eventIdOrSlug: String(body.event_id),
+          ticketTypeId: BigInt(body.ticket_type_id),
+          poolId: body.pool_id === undefined ? undefined : BigInt(body.pool_id),
+          attendees: body.attendees.map((guest) => ({ email: guest.email, name: guest.name ?? undefined })),
+          note: body.note ?? undefined,
+          batchId: compBatchId(ctx.keyId, req.header('Idempotency-Key'), req.body),
+        },
+        ctx,
+      );
+      return created(toApiJson(gen.tickets.CompTicketBatchSchema, batch));
+    },
+  }),
+];

@@ -1,30 +1,26 @@
 /** GET / — who is calling: organisation, key mode and scopes. */
-import { Router } from 'express';
 import { API_VERSION } from '@partner-api/shared';
-import type { StoredKey } from '../../domain/api-keys';
-import { jsonResponse, registerOperation } from '../../openapi/registry';
+import { jsonResponse } from '../../openapi/registry';
 import { ApiKeyInfoSchema } from '../../openapi/schemas';
+import { defineOperation, ok } from '../operation';
 
-registerOperation({
-  method: 'get',
-  path: '/',
-  operationId: 'retrieveApiKeyInfo',
-  summary: 'Retrieve the requesting API key',
-  description: 'Works with any valid key.',
-  responses: { 200: jsonResponse('The API key info.', ApiKeyInfoSchema) },
-});
-
-export function rootRoutes(): Router {
-  const router = Router();
-  router.get('/', (_req, res) => {
-    const key = res.locals.key as StoredKey;
-    res.json({
-      object: 'api_key_info',
-      organisation: { id: key.organisationId, name: key.organisationName, slug: key.organisationSlug },
-      key: { prefix: key.prefix, mode: key.mode, scopes: key.scopes },
-      livemode: key.mode === 'live',
-      api_version: API_VERSION,
-    });
-  });
-  return router;
-}
+export const rootOperations = [
+  defineOperation({
+    method: 'get',
+    path: '/',
+    operationId: 'retrieveApiKeyInfo',
+    tag: 'API keys',
+    summary: 'Retrieve the requesting API key',
+    description: 'Works with any valid key.',
+    scopes: 'any',
+    responses: { 200: jsonResponse('The API key info.', ApiKeyInfoSchema) },
+    handler: ({ key }) =>
+      ok({
+        object: 'api_key_info',
+        organisation: { id: key.organisationId, name: key.organisationName, slug: key.organisationSlug },
+        key: { prefix: key.prefix, mode: key.mode, scopes: key.scopes },
+        livemode: key.mode === 'live',
+        api_version: API_VERSION,
+      }),
+  }),
+];

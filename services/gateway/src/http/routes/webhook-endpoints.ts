@@ -4,21 +4,19 @@
  * secret), read, update, delete and a signed test send. The gateway checks
  * shapes; the webhooks service checks receiver addresses and owns the rules.
  */
-import { Router, type Response } from 'express';
-import { EVENT_TYPES, gen, toApiJson, type ServiceClient } from '@partner-api/shared';
-import { emptyResponse, errorResponse, jsonResponse, registerOperation } from '../../openapi/registry';
+import { EVENT_TYPES, gen, toApiJson } from '@partner-api/shared';
+import { emptyResponse, errorResponse, jsonResponse } from '../../openapi/registry';
 import { listOf, WebhookDeliverySchema, WebhookEndpointSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
-import { callerContext } from '../middleware/authenticate';
-import { requireScope } from '../middleware/require-scope';
-import { integerIdParam, validate } from '../validation';
-
-type WebhooksClient = ServiceClient<(typeof gen.webhooks.WebhooksService)['method']>;
+import { singlePage } from '../list-operation';
+import { created, defineOperation, noContent, ok } from '../operation';
+import { integerId } from '../path-ids';
 
 /** Longer than the receiver's 10-second limit plus resolving its name. */
 const TEST_SEND_DEADLINE_MS = 15_000;
 
-const EndpointIdParam = integerIdParam('Webhook endpoint id.', '12');
+const endpointId = integerId('webhook endpoint', 'Webhook endpoint id.', '12');
+const manage = ['webhooks:manage'] as const;
 
 const URL_RULE = 'url must be an https:// address of at most 2,048 characters.';
 const url = z.string({ error: URL_RULE }).min(1, { error: URL_RULE }).max(2_048, { error: URL_RULE });
@@ -69,84 +67,10 @@ export const TestWebhookEventBody = z
   })
   .openapi('SendTestWebhookEvent');
 
-const idempotencyHeader = z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().openapi({ description: 'Makes retries safe for 24 hours.' }) });
 const endpointMissing = errorResponse('No webhook endpoint with that id in the organisation (test keys see only test endpoints).');
 const writeConflict = errorResponse('A request with this Idempotency-Key is still running.');
 const keyReused = errorResponse('Idempotency-Key reused with a different request.');
 const WebhookEndpointList = listOf(WebhookEndpointSchema, 'WebhookEndpointList');
-
-registerOperation({
-  method: 'get',
-  path: '/webhook_endpoints',
-  operationId: 'listWebhookEndpoints',
-  summary: 'List webhook endpoints',
-  description: "Every endpoint of the organisation in one page, oldest first (`has_more` always false). Test keys see test endpoints only. Scope `webhooks:manage`.",
-  responses: { 200: jsonResponse('All endpoints.', WebhookEndpointList) },
-});
-registerOperation({
-  method: 'post',
-  path: '/webhook_endpoints',
-  operationId: 'createWebhookEndpoint',
-  summary: 'Create a webhook endpoint',
-  description: 'Registers a receiver and returns it with its signing `secret`, shown this once. At most 20 endpoints per organisation. Scope `webhooks:manage`.',
-  request: { headers: idempotencyHeader, body: { content: { 'application/json': { schema: CreateWebhookEndpointBody } } } },
-  responses: {
-    201: jsonResponse('The endpoint, with its secret.', WebhookEndpointSchema),
-    400: errorResponse('Missing or invalid url (not https, a private, loopback or internal address), an empty or unknown event type, a bad mode or description, or 20 endpoints already.'),
-    409: writeConflict,
-    422: keyReused,
-  },
-});
-registerOperation({
-  method: 'get',
-  path: '/webhook_endpoints/{id}',
-  operationId: 'retrieveWebhookEndpoint',
-  summary: 'Retrieve a webhook endpoint',
-  description: 'Scope `webhooks:manage`.',
-  request: { params: EndpointIdParam },
-  responses: { 200: jsonResponse('The endpoint (its secret only as `secret_hint`).', WebhookEndpointSchema), 400: errorResponse('The id is not a positive integer.'), 404: endpointMissing },
-});
-registerOperation({
-  method: 'patch',
-  path: '/webhook_endpoints/{id}',
-  operationId: 'updateWebhookEndpoint',
-  summary: 'Update a webhook endpoint',
-  description: 'Changes the fields sent; the rest stay. Scope `webhooks:manage`.',
-  request: { params: EndpointIdParam, headers: idempotencyHeader, body: { content: { 'application/json': { schema: UpdateWebhookEndpointBody } } } },
-  responses: {
-    200: jsonResponse('The endpoint after the change.', WebhookEndpointSchema),
-    400: errorResponse('Invalid url or unknown event type, or a bad field.'),
-    404: endpointMissing,
-    409: writeConflict,
-    422: keyReused,
-  },
-});
-registerOperation({
-  method: 'delete',
-  path: '/webhook_endpoints/{id}',
-  operationId: 'deleteWebhookEndpoint',
-  summary: 'Delete a webhook endpoint',
-  description: 'Removes the endpoint; all its deliveries stop at once. Scope `webhooks:manage`.',
-  request: { params: EndpointIdParam, headers: idempotencyHeader },
-  responses: { 204: emptyResponse('Deleted; no body.'), 400: errorResponse('The id is not a positive integer.'), 404: endpointMissing, 409: writeConflict, 422: keyReused },
-});
-registerOperation({
-  method: 'post',
-  path: '/webhook_endpoints/{id}/test',
-  operationId: 'sendTestWebhookEvent',
-  summary: 'Send a test event',
-  description:
-    'Sends a signed sample event (`livemode` false) to the endpoint now, once, never retried, and answers with the delivery when the receiver returned a 2xx. Test sends do not count towards the endpoint\'s health. Scope `webhooks:manage`.',
-  request: { params: EndpointIdParam, headers: idempotencyHeader, body: { content: { 'application/json': { schema: TestWebhookEventBody } } } },
-  responses: {
-    200: jsonResponse('The delivery (`status` `succeeded`, `attempt` 1, `manual` true).', WebhookDeliverySchema),
-    400: errorResponse('A bad type.'),
-    404: endpointMissing,
-    409: writeConflict,
-    422: keyReused,
-    500: errorResponse('The receiver did not answer with a 2xx in time, could not be reached, or its address is refused (test_event_failed); or any other server-side failure.'),
-  },
-});
 
 /** The endpoint as the API shows it: `secret` only where the service returned it (the create response). */
 function endpointJson(endpoint: Parameters<typeof toApiJson>[1]) {
@@ -155,60 +79,127 @@ function endpointJson(endpoint: Parameters<typeof toApiJson>[1]) {
   return json;
 }
 
-const sendEndpoint = (res: Response, endpoint: Parameters<typeof toApiJson>[1], status = 200) => res.status(status).json(endpointJson(endpoint));
+// The spec lists a missing `url` under 400 parameter_invalid for this endpoint (D78).
+const urlInvalidWhenMissing = { invalidWhenMissing: (param: string) => param === 'url' };
 
-export function webhookEndpointRoutes(webhooks: WebhooksClient): Router {
-  const router = Router();
-  const manage = requireScope('webhooks:manage');
-
-  router.get('/webhook_endpoints', manage, async (_req, res) => {
-    const { data } = await webhooks.listEndpoints({}, callerContext(res));
-    res.json({ object: 'list', data: data.map(endpointJson), has_more: false, next_cursor: null });
-  });
-
-  router.post('/webhook_endpoints', manage, async (req, res) => {
-    const body = validate(CreateWebhookEndpointBody, req.body ?? {});
-    const endpoint = await webhooks.createEndpoint(
-      { url: body.url, eventTypes: body.event_types ?? [], description: body.description ?? undefined, mode: body.mode ?? '' },
-      callerContext(res),
-    );
-    sendEndpoint(res, endpoint, 201);
-  });
-
-  router.get('/webhook_endpoints/:id', manage, async (req, res) => {
-    const { id } = validate(EndpointIdParam, req.params);
-    sendEndpoint(res, await webhooks.getEndpoint({ id: BigInt(id) }, callerContext(res)));
-  });
-
-  router.patch('/webhook_endpoints/:id', manage, async (req, res) => {
-    const { id } = validate(EndpointIdParam, req.params);
-    const body = validate(UpdateWebhookEndpointBody, req.body ?? {});
-    const endpoint = await webhooks.updateEndpoint(
-      {
-        id: BigInt(id),
-        url: body.url,
-        description: body.description === null ? '' : body.description,
-        eventTypes: body.event_types ?? [],
-        setEventTypes: body.event_types !== undefined,
-        enabled: body.enabled,
-      },
-      callerContext(res),
-    );
-    sendEndpoint(res, endpoint);
-  });
-
-  router.delete('/webhook_endpoints/:id', manage, async (req, res) => {
-    const { id } = validate(EndpointIdParam, req.params);
-    await webhooks.deleteEndpoint({ id: BigInt(id) }, callerContext(res));
-    res.status(204).end();
-  });
-
-  router.post('/webhook_endpoints/:id/test', manage, async (req, res) => {
-    const { id } = validate(EndpointIdParam, req.params);
-    const body = validate(TestWebhookEventBody, req.body ?? {});
-    // The receiver alone may take its full 10 seconds.
-    const delivery = await webhooks.sendTestEvent({ id: BigInt(id), type: body.type ?? undefined }, callerContext(res), { deadlineMs: TEST_SEND_DEADLINE_MS });
-    res.json(toApiJson(gen.webhooks.WebhookDeliverySchema, delivery));
-  });
-  return router;
-}
+export const webhookEndpointOperations = [
+  defineOperation({
+    method: 'get',
+    path: '/webhook_endpoints',
+    operationId: 'listWebhookEndpoints',
+    tag: 'Webhook endpoints',
+    summary: 'List webhook endpoints',
+    description: "Every endpoint of the organisation in one page, oldest first (`has_more` always false). Test keys see test endpoints only. Scope `webhooks:manage`.",
+    scopes: manage,
+    responses: { 200: jsonResponse('All endpoints.', WebhookEndpointList) },
+    handler: async ({ ctx, deps }) => ok(singlePage((await deps.clients.webhooks.listEndpoints({}, ctx)).data.map(endpointJson))),
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/webhook_endpoints',
+    operationId: 'createWebhookEndpoint',
+    tag: 'Webhook endpoints',
+    summary: 'Create a webhook endpoint',
+    description: 'Registers a receiver and returns it with its signing `secret`, shown this once. At most 20 endpoints per organisation. Scope `webhooks:manage`.',
+    scopes: manage,
+    body: CreateWebhookEndpointBody,
+    bodyOptions: urlInvalidWhenMissing,
+    responses: {
+      201: jsonResponse('The endpoint, with its secret.', WebhookEndpointSchema),
+      400: errorResponse('Missing or invalid url (not https, a private, loopback or internal address), an empty or unknown event type, a bad mode or description, or 20 endpoints already.'),
+      409: writeConflict,
+      422: keyReused,
+    },
+    handler: async ({ body, ctx, deps }) => {
+      const endpoint = await deps.clients.webhooks.createEndpoint(
+        { url: body.url, eventTypes: body.event_types ?? [], description: body.description ?? undefined, mode: body.mode ?? '' },
+        ctx,
+      );
+      return created(endpointJson(endpoint));
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/webhook_endpoints/{id}',
+    operationId: 'retrieveWebhookEndpoint',
+    tag: 'Webhook endpoints',
+    summary: 'Retrieve a webhook endpoint',
+    description: 'Scope `webhooks:manage`.',
+    scopes: manage,
+    id: endpointId,
+    responses: { 200: jsonResponse('The endpoint (its secret only as `secret_hint`).', WebhookEndpointSchema), 404: endpointMissing },
+    handler: async ({ id, ctx, deps }) => ok(endpointJson(await deps.clients.webhooks.getEndpoint({ id: BigInt(id) }, ctx))),
+  }),
+  defineOperation({
+    method: 'patch',
+    path: '/webhook_endpoints/{id}',
+    operationId: 'updateWebhookEndpoint',
+    tag: 'Webhook endpoints',
+    summary: 'Update a webhook endpoint',
+    description: 'Changes the fields sent; the rest stay. Scope `webhooks:manage`.',
+    scopes: manage,
+    id: endpointId,
+    body: UpdateWebhookEndpointBody,
+    responses: {
+      200: jsonResponse('The endpoint after the change.', WebhookEndpointSchema),
+      400: errorResponse('Invalid url or unknown event type, or a bad field.'),
+      404: endpointMissing,
+      409: writeConflict,
+      422: keyReused,
+    },
+    handler: async ({ id, body, ctx, deps }) => {
+      const endpoint = await deps.clients.webhooks.updateEndpoint(
+        {
+          id: BigInt(id),
+          url: body.url,
+          description: body.description === null ? '' : body.description,
+          eventTypes: body.event_types ?? [],
+          setEventTypes: body.event_types !== undefined,
+          enabled: body.enabled,
+        },
+        ctx,
+      );
+      return ok(endpointJson(endpoint));
+    },
+  }),
+  defineOperation({
+    method: 'delete',
+    path: '/webhook_endpoints/{id}',
+    operationId: 'deleteWebhookEndpoint',
+    tag: 'Webhook endpoints',
+    summary: 'Delete a webhook endpoint',
+    description: 'Removes the endpoint; all its deliveries stop at once. Scope `webhooks:manage`.',
+    scopes: manage,
+    id: endpointId,
+    responses: { 204: emptyResponse('Deleted; no body.'), 400: errorResponse('Idempotency-Key is not 1 to 255 characters.'), 404: endpointMissing, 409: writeConflict, 422: keyReused },
+    handler: async ({ id, ctx, deps }) => {
+      await deps.clients.webhooks.deleteEndpoint({ id: BigInt(id) }, ctx);
+      return noContent();
+    },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/webhook_endpoints/{id}/test',
+    operationId: 'sendTestWebhookEvent',
+    tag: 'Webhook endpoints',
+    summary: 'Send a test event',
+    description:
+      "Sends a signed sample event (`livemode` false) to the endpoint now, once, never retried, and answers with the delivery when the receiver returned a 2xx. Test sends do not count towards the endpoint's health. Scope `webhooks:manage`.",
+    scopes: manage,
+    id: endpointId,
+    body: TestWebhookEventBody,
+    responses: {
+      200: jsonResponse('The delivery (`status` `succeeded`, `attempt` 1, `manual` true).', WebhookDeliverySchema),
+      400: errorResponse('A bad type.'),
+      404: endpointMissing,
+      409: writeConflict,
+      422: keyReused,
+      500: errorResponse('The receiver did not answer with a 2xx in time, could not be reached, or its address is refused (test_event_failed); or any other server-side failure.'),
+    },
+    handler: async ({ id, body, ctx, deps }) => {
+      // The receiver alone may take its full 10 seconds.
+      const delivery = await deps.clients.webhooks.sendTestEvent({ id: BigInt(id), type: body.type ?? undefined }, ctx, { deadlineMs: TEST_SEND_DEADLINE_MS });
+      return ok(toApiJson(gen.webhooks.WebhookDeliverySchema, delivery));
+    },
+  }),
+];

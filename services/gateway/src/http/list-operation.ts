@@ -1,0 +1,39 @@
+/**
+ * List operations: the spec's list envelope, and for paged lists the limit,
+ * the sealed cursor (bound to the listing's path, organisation and filters)
+ * and `next_cursor`, owned here once instead of by every list handler.
+ */
+import type { MessageShape } from '@bufbuild/protobuf';
+import type { gen } from '@partner-api/shared';
+import type { z } from '../openapi/zod';
+import { defineOperation, ok, type Operation, type OperationInput, type OperationSpec } from './operation';
+import { listingScope, Pager, type PaginationQuery } from './pagination';
+
+type PageInfo = MessageShape<typeof gen.common.PageInfoSchema>;
+type PageRequest = { limit: number; after: string };
+type PagedQuery = z.ZodObject<(typeof PaginationQuery)['shape']>;
+
+/** Every item in one page: `has_more` false, `next_cursor` null. */
+export const singlePage = (data: unknown[]) => ({ object: 'list' as const, data, has_more: false, next_cursor: null });
+
+export interface ListSpec<Q extends PagedQuery, Item> extends Omit<OperationSpec<Q, undefined>, 'method' | 'body' | 'handler'> {
+  /** The filters a cursor is bound to: a cursor from other filters is refused. */
+  filters(input: OperationInput<z.output<Q>, undefined>): Record<string, unknown>;
+  /** One page from the owning service. */
+  fetch(input: OperationInput<z.output<Q>, undefined>, page: PageRequest): Promise<{ data: Item[]; pageInfo?: PageInfo | undefined }>;
+  toJson(item: Item): unknown;
+}
+
+export function defineListOperation<Q extends PagedQuery, Item>(spec: ListSpec<Q, Item>): Operation {
+  const { filters, fetch, toJson, ...operation } = spec;
+  return defineOperation<Q, undefined>({
+    ...operation,
+    method: 'get',
+    async handler(generic) {
+      const input = generic as unknown as OperationInput<z.output<Q>, undefined>;
+      const pager = new Pager(input.deps.sealer, listingScope(`GET ${spec.path}`, input.ctx.organisationId, filters(input)));
+      const result = await fetch(input, pager.page(input.query as { limit: number; cursor?: string }));
+      return ok(pager.envelope(result.data.map(toJson), result.pageInfo));
+    },
+  });
+}

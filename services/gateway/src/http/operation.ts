@@ -1,0 +1,149 @@
+/**
+ * One declaration per API operation. `defineOperation` takes the method,
+ * the path (written once, in OpenAPI form), the scopes, the schemas of the
+ * path id, query and body, the documented responses and the handler; the
+ * gateway mounts the Express route and the OpenAPI document lists the
+ * operation, both from that one object. The handler receives its input
+ * already validated, in this order: scope → path id → query → body.
+ */
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { Request, RequestHandler, Response } from 'express';
+import { ApiError, type RequestContext } from '@partner-api/shared';
+import type { Scope, StoredKey } from '../domain/api-keys';
+import type { OperationTag } from '../openapi/tags';
+import { z } from '../openapi/zod';
+import { callerContext } from './middleware/authenticate';
+import { assertStorableQuery } from './middleware/request-text';
+import type { CursorSealer } from './pagination';
+import type { PathId } from './path-ids';
+import type { ServiceClients } from './service-clients';
+import { validate, type ValidateOptions } from './validation';
+
+/** What handlers may use besides their input: the downstream services and the cursor sealer. */
+export interface OperationDeps {
+  clients: ServiceClients;
+  sealer: CursorSealer;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface OperationInput<Q, B> {
+  /** The path's `{id}`, when the path has one. */
+  id: string;
+  query: Q;
+  body: B;
+  ctx: RequestContext;
+  key: StoredKey;
+  req: Request;
+  deps: OperationDeps;
+}
+
+/** What a handler answers: a status and a JSON body, or no body (204). */
+export interface Reply {
+  status: number;
+  json?: unknown;
+}
+
+export const ok = (json: unknown): Reply => ({ status: 200, json });
+export const created = (json: unknown): Reply => ({ status: 201, json });
+export const noContent = (): Reply => ({ status: 204 });
+
+export interface OperationSpec<Q extends z.ZodObject | undefined, B extends z.ZodType | undefined> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI form, e.g. `/events/{id}`; the only path parameter the API has is `{id}`. */
+  path: `/${string}`;
+  operationId: string;
+  tag: OperationTag;
+  summary: string;
+  description?: string;
+  /** The key needs any one of these; `any` for operations every valid key may call. */
+  scopes: readonly Scope[] | 'any';
+  id?: PathId;
+  query?: Q;
+  body?: B;
+  bodyOptions?: ValidateOptions;
+  /** How the `Idempotency-Key` header is described on a write (the default suits most). */
+  idempotencyNote?: string;
+  responses: RouteConfig['responses'];
+  handler: (input: OperationInput<Infer<Q>, Infer<B>>) => Promise<Reply> | Reply;
+}
+
+export interface Operation {
+  readonly method: OperationSpec<undefined, undefined>['method'];
+  readonly path: string;
+  /** The Express form of `path` (`/events/:id`). */
+  readonly expressPath: string;
+  /** The path's `{id}`, when it has one. */
+  readonly id: PathId | undefined;
+  /** The OpenAPI operation, without the common parts the registry adds. */
+  readonly route: RouteConfig;
+  handler(deps: OperationDeps): RequestHandler;
+}
+
+const WRITE_METHODS = new Set(['post', 'patch', 'delete']);
+const DEFAULT_IDEMPOTENCY_NOTE = 'Makes retries safe for 24 hours.';
+
+function checkScopes(key: StoredKey, scopes: readonly Scope[] | 'any'): void {
+  if (scopes === 'any' || scopes.some((scope) => key.scopes.includes(scope))) return;
+  throw new ApiError('insufficient_scope', `This API key lacks the required scope: ${scopes.join(' or ')}.`);
+}
+
+function openApiRoute(spec: OperationSpec<z.ZodObject | undefined, z.ZodType | undefined>): RouteConfig {
+  const request: NonNullable<RouteConfig['request']> = {};
+  if (spec.id) request.params = z.object({ id: spec.id.schema });
+  if (spec.query) request.query = spec.query;
+  if (WRITE_METHODS.has(spec.method)) {
+    request.headers = z.object({
+      'Idempotency-Key': z
+        .string()
+        .min(1)
+        .max(255)
+        .optional()
+        .openapi({ description: spec.idempotencyNote ?? DEFAULT_IDEMPOTENCY_NOTE }),
+    });
+  }
+  if (spec.body) request.body = { content: { 'application/json': { schema: spec.body } } };
+  return {
+    method: spec.method,
+    path: spec.path,
+    operationId: spec.operationId,
+    tags: [spec.tag],
+    summary: spec.summary,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
+    ...(Object.keys(request).length ? { request } : {}),
+    responses: spec.responses,
+  };
+}
+
+function storableQuery(query: Record<string, unknown>): Record<string, unknown> {
+  assertStorableQuery(query);
+  return query;
+}
+
+function send(res: Response, reply: Reply): void {
+  if (reply.json === undefined) res.status(reply.status).end();
+  else res.status(reply.status).json(reply.json);
+}
+
+export function defineOperation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  spec: OperationSpec<Q, B>,
+): Operation {
+  const general = spec as unknown as OperationSpec<z.ZodObject | undefined, z.ZodType | undefined>;
+  return {
+    method: spec.method,
+    path: spec.path,
+    expressPath: spec.path.replace(/\{(\w+)\}/g, ':$1'),
+    id: spec.id,
+    route: openApiRoute(general),
+    handler(deps) {
+      return async (req, res) => {
+        const key = res.locals.key as StoredKey;
+        checkScopes(key, spec.scopes);
+        const id = spec.id ? spec.id.parse(req.params.id) : '';
+        const query = (spec.query ? validate(spec.query, storableQuery(req.query)) : undefined) as Infer<Q>;
+        const body = (spec.body ? validate(spec.body, req.body ?? {}, spec.bodyOptions) : undefined) as Infer<B>;
+        send(res, await spec.handler({ id, query, body, ctx: callerContext(res), key, req, deps }));
+      };
+    },
+  };
+}
