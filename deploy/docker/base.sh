@@ -4,6 +4,7 @@
 # machine's Node.js package, with the unprivileged `node` user (uid 1000), the
 # shape of the official node:20-slim. Built once per machine (about a minute
 # or two); the rootfs tarball is cached so `podman system reset` costs seconds.
+# PATH is set in the image: podman supplies a default, containerd does not.
 # Prints the image name.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -35,5 +36,6 @@ if [[ ! -f "$TARBALL" ]]; then
   tar -C "$ROOTFS" --numeric-owner -cf "$TARBALL.tmp" .
   mv "$TARBALL.tmp" "$TARBALL"
 fi
-"$PODMAN" import --change 'CMD ["node"]' --change 'ENV LANG=C.UTF-8' "$TARBALL" "$IMAGE" >&2
+"$PODMAN" import --change 'CMD ["node"]' --change 'ENV LANG=C.UTF-8' \
+  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' "$TARBALL" "$IMAGE" >&2
 echo "$IMAGE"

@@ -63,10 +63,11 @@ up() {
     --controllers='*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-csrsigning' >"$LOGS/kube-controller-manager.log" 2>&1 &
   echo $! >"$K8S/kube-controller-manager.pid"
   # Ready once it has created the default ServiceAccount of a namespace.
-  wait_until 60 "$LOGS/kube-controller-manager.log" kube-controller-manager \
-    "$BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" get serviceaccount default -n default -o name
+  wait_until 60 "$LOGS/kube-controller-manager.log" kube-controller-manager default_account_exists
   say "control plane up: KUBECONFIG=$KUBECONFIG_FILE"
 }
+
+default_account_exists() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" get serviceaccount default -n default >/dev/null 2>&1; }
 
 # kubeconfig FILE USER TOKEN: the API server's serving certificate is
 # self-signed by it at start (--cert-dir), so trust exactly that one.

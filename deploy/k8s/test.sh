@@ -26,13 +26,18 @@ poll() {
 }
 count() { kubectl get "$@" -o name 2>/dev/null | grep -c . || true; }
 has_pod_for() { [[ $(count pods -n "$1" -l "$2") -ge 1 ]]; }
+leftovers() { kubectl get deployments,replicasets,pods,services,hpa,pdb,networkpolicies,configmaps,serviceaccounts,jobs \
+  -n "$1" -l app.kubernetes.io/instance=partner-api -o name 2>/dev/null; }
+nothing_left() { [[ -z $(leftovers "$1") ]]; }
 # The release's rendered manifest, as helm sent it.
 manifest_kinds() { "$HELM" get manifest "$1" -n "$2" | sed -n 's/^kind: //p' | sort | uniq -c; }
 
 installed=0
 for values in "$CHART"/ci/*-values.yaml "$ROOT"/deploy/values/*.yaml; do
   name=$(basename "$values" .yaml); name=${name%-values}
-  ns="chart-$name"; release=partner-api
+  # chart-ci-production for charts/partner-api/ci/production-values.yaml, chart-values-production for deploy/values/production.yaml.
+  [[ $values == "$CHART"/ci/* ]] && ns="chart-ci-$name" || ns="chart-values-$name"
+  release=partner-api
   say "== $ns: ${values#"$ROOT/"}"
   kubectl create namespace "$ns" >/dev/null
   kubectl label namespace "$ns" pod-security.kubernetes.io/enforce=restricted \
@@ -48,8 +53,11 @@ for values in "$CHART"/ci/*-values.yaml "$ROOT"/deploy/values/*.yaml; do
   # before any of the release's own. The controller-manager must be able
   # to create the Job's pod (it could not while the Job named the release's
   # ServiceAccount, which does not exist yet: the first-install hang).
-  hooks=$("$HELM" template "$release" "$CHART" "${args[@]}" --show-only templates/migration-job.yaml 2>/dev/null || true)
-  if [[ -n "$hooks" ]]; then
+  # Rendered against this cluster (its version and APIs), as install would.
+  rendered=$("$HELM" template "$release" "$CHART" "${args[@]}" --validate) || fail "$ns: helm template"
+  hooks=$(awk 'BEGIN { RS = "\n---\n" } /helm.sh\/hook:/ { print "---"; print }' <<<"$rendered")
+  if grep -q '^kind: Job$' <<<"$rendered"; then
+    [[ -n "$hooks" ]] || fail "$ns: the migration Job is not a hook"
     kubectl apply -n "$ns" -f - <<<"$hooks" >/dev/null
     job=$(kubectl get jobs -n "$ns" -o name)
     [[ -n "$job" ]] || fail "$ns: no migration Job"
@@ -82,13 +90,12 @@ for values in "$CHART"/ci/*-values.yaml "$ROOT"/deploy/values/*.yaml; do
 done
 
 # Values that name an HPA, PDB or NetworkPolicy produced them.
-[[ $(count horizontalpodautoscalers -n chart-production) -eq 5 ]] || fail "production: expected 5 HPAs"
-[[ $(count poddisruptionbudgets -n chart-production) -eq 5 ]] || fail "production: expected 5 PDBs"
-[[ $(count networkpolicies -n chart-production) -eq 5 ]] || fail "production: expected 5 NetworkPolicies"
-[[ $(count servicemonitors.monitoring.coreos.com -A 2>/dev/null) -eq 0 ]] || true
+[[ $(count horizontalpodautoscalers -n chart-values-production) -eq 5 ]] || fail "deploy/values/production.yaml: expected 5 HPAs"
+[[ $(count poddisruptionbudgets -n chart-values-production) -eq 5 ]] || fail "deploy/values/production.yaml: expected 5 PDBs"
+[[ $(count networkpolicies -n chart-values-production) -eq 5 ]] || fail "deploy/values/production.yaml: expected 5 NetworkPolicies"
 
 # A change to the infrastructure Secret rolls the pods on the next upgrade.
-ns=chart-default
+ns=chart-ci-default
 before=$(kubectl get deployment partner-api-gateway -n "$ns" -o jsonpath='{.spec.template.metadata.annotations.checksum/infrastructure}')
 kubectl patch secret partner-api-infrastructure -n "$ns" -p '{"stringData":{"REDIS_URL":"redis://redis-2:6379"}}' >/dev/null
 "$HELM" upgrade partner-api "$CHART" -n "$ns" --reuse-values --no-hooks >/dev/null
@@ -101,9 +108,8 @@ say "== a changed infrastructure Secret rolled the gateway (new ReplicaSet)"
 # Uninstall cleanly: nothing of the release is left, namespaces go away.
 for ns in $(kubectl get namespaces -o name | sed -n 's|^namespace/\(chart-.*\)|\1|p'); do
   "$HELM" uninstall partner-api -n "$ns" --wait >/dev/null || fail "$ns: helm uninstall"
-  left=$(kubectl get deployments,replicasets,pods,services,hpa,pdb,networkpolicies,configmaps,serviceaccounts,jobs \
-    -n "$ns" -l app.kubernetes.io/instance=partner-api -o name 2>/dev/null || true)
-  [[ -z "$left" ]] || fail "$ns: left after uninstall: $left"
+  # ReplicaSets and pods go through the garbage collector, a moment later.
+  poll 60 "$ns: objects of the release left after uninstall" nothing_left "$ns"
   kubectl delete namespace "$ns" --wait=false >/dev/null
 done
 poll 120 "namespaces were not removed" bash -c "! '$BIN/kubectl' get namespaces -o name | grep -q '^namespace/chart-'"
