@@ -82,6 +82,7 @@ image: ## the project image with podman, from a locally built Debian base (no re
 k8s-tools: ## build helm, kube-apiserver, kube-controller-manager and kubectl once per machine (needs the Go module proxy)
 	deploy/helm/install-helm.sh >/dev/null
 	deploy/k8s/build-kube.sh >/dev/null
+	deploy/k8s/crds.sh >/dev/null
 
 test-k8s: build ## the chart on a real kube-apiserver for every values file, then the image run as the chart runs it
 	deploy/k8s/test.sh
