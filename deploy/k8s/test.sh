@@ -70,8 +70,7 @@ for values in "$CHART"/ci/*-values.yaml "$ROOT"/deploy/values/*.yaml; do
   "$HELM" install "$release" "$CHART" "${args[@]}" --no-hooks >/dev/null || fail "$ns: helm install"
   manifest=$("$HELM" get manifest "$release" -n "$ns")
   # Every object helm sent is there.
-  missing=$(kubectl get -n "$ns" -f - -o name 2>&1 <<<"$manifest" | grep -i 'not found' || true)
-  [[ -z "$missing" ]] || fail "$ns: $missing"
+  found=$(kubectl get -n "$ns" -f - -o name 2>&1 <<<"$manifest") || fail "$ns: $found"
   kinds=$(manifest_kinds "$release" "$ns")
   for kind in Deployment Service ConfigMap ServiceAccount; do
     grep -q " $kind$" <<<"$kinds" || fail "$ns: no $kind"
@@ -82,7 +81,7 @@ for values in "$CHART"/ci/*-values.yaml "$ROOT"/deploy/values/*.yaml; do
   # Each Deployment gets a ReplicaSet and pods (admitted under `restricted`).
   for deploy in $(kubectl get deployments -n "$ns" -o jsonpath='{.items[*].metadata.name}'); do
     component=${deploy#"$release-"}
-    poll 60 "$ns: no ReplicaSet for $deploy" has_pod_for "$ns" "app.kubernetes.io/name=$component"
+    poll 60 "$ns: no pods for $deploy" has_pod_for "$ns" "app.kubernetes.io/name=$component"
     [[ $(count replicasets -n "$ns" -l "app.kubernetes.io/name=$component") -ge 1 ]] || fail "$ns: no ReplicaSet for $deploy"
   done
   say "   every Deployment has a ReplicaSet and pods"
