@@ -6,10 +6,10 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser chart-check bench-gateway bench-catalog bench-onsale bench-webhooks clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-webhooks clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 # Install only when the lockfile changed since the last install. `npm install`
 # rather than `npm ci`: the lockfile is written without registry URLs, and
@@ -76,7 +76,19 @@ test-e2e: up browser ## drive the running system over HTTP (and the hosted check
 chart-check: ## helm lint and template every values scenario
 	deploy/helm/check.sh
 
-test: lint typecheck test-unit test-integration test-e2e chart-check ## the whole suite (what CI runs)
+image: ## the project image with podman, from a locally built Debian base (no registry); tagged by git revision
+	deploy/docker/image.sh
+
+k8s-tools: ## build helm, kube-apiserver, kube-controller-manager and kubectl once per machine (needs the Go module proxy)
+	deploy/helm/install-helm.sh >/dev/null
+	deploy/k8s/build-kube.sh >/dev/null
+	deploy/k8s/crds.sh >/dev/null
+
+test-k8s: build ## the chart on a real kube-apiserver for every values file, then the image run as the chart runs it
+	deploy/k8s/test.sh
+	deploy/docker/smoke.sh "$$(deploy/docker/image.sh)"
+
+test: lint typecheck test-unit test-integration test-e2e chart-check test-k8s ## the whole suite (what CI runs)
 	@node .ci/test-summary.js $(DATA)/test-results
 
 bench-gateway: up ## GET / through the gateway vs a bare node:http server (docs/benchmarks.md)

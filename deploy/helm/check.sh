@@ -27,11 +27,60 @@ if "$HELM" template check "$CHART" "${KUBE[@]}" --set config.webhookRetrySchedul
   exit 1
 fi
 
+# Values a real API server refuses (or that break a rollout) must be refused
+# by the schema or a template `fail`, naming the value, before anything is sent.
+refused=0
+refuse() { # <what the message must contain> <--set ...>...
+  local expect=$1 out; shift
+  if out=$("$HELM" template check "$CHART" "${KUBE[@]}" "$@" 2>&1 >/dev/null); then
+    echo "the chart accepted $*" >&2; exit 1
+  fi
+  grep -qF -- "$expect" <<<"$out" || { echo "refusing $* did not mention $expect:" >&2; echo "$out" >&2; exit 1; }
+  refused=$((refused + 1))
+}
+refuse 'minReplicas (5) is greater than maxReplicas (3)' --set components.gateway.autoscaling.enabled=true \
+  --set components.gateway.autoscaling.minReplicas=5 --set components.gateway.autoscaling.maxReplicas=3
+refuse '/components/inventory/resources/requests/cpu' --set components.inventory.resources.requests.cpu=lots
+refuse '/components/orders/resources/limits/memory' --set components.orders.resources.limits.memory=lots
+refuse '/serviceMonitor/interval' --set serviceMonitor.interval=banana
+refuse '/components/gateway/pdb/minAvailable' --set components.gateway.pdb.minAvailable=200%
+refuse 'http and ops are both 4000' --set components.gateway.ports.ops=4000
+refuse 'grpc and ops are both 50051' --set components.inventory.ports.ops=50051
+refuse 'must end before terminationGracePeriodSeconds' --set preStopSleepSeconds=15
+refuse 'does not serve gateway.networking.k8s.io/v1 HTTPRoute' --set httpRoute.enabled=true
+refuse '/image/digest' --set image.digest=latest
+
 # The default render must hold every kind the chart promises.
-rendered=$("$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml")
-for kind in Deployment Service HorizontalPodAutoscaler PodDisruptionBudget NetworkPolicy ServiceMonitor Job ConfigMap; do
+MONITORING=(--api-versions monitoring.coreos.com/v1/ServiceMonitor)
+rendered=$("$HELM" template check "$CHART" "${KUBE[@]}" "${MONITORING[@]}" -f "$CHART/ci/production-values.yaml")
+for kind in Deployment Service HorizontalPodAutoscaler PodDisruptionBudget NetworkPolicy ServiceMonitor Job ServiceAccount ConfigMap; do
   grep -q "^kind: $kind$" <<<"$rendered" || { echo "production render has no $kind" >&2; exit 1; }
 done
+# The migration hook runs as a hook ServiceAccount created before it (a
+# pre-install hook cannot use the release's own account: it does not exist yet).
+grep -q 'serviceAccountName: check-partner-api-migrate$' <<<"$rendered" || { echo "the migration Job does not use its hook ServiceAccount" >&2; exit 1; }
+# Without the Prometheus Operator's CRD there is no ServiceMonitor (the release would fail), and the notes say so.
+if "$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml" | grep -q '^kind: ServiceMonitor$'; then
+  echo "a ServiceMonitor was rendered for a cluster without its CRD" >&2; exit 1
+fi
+# Every pod pauses before SIGTERM and is spread over zones and nodes.
+[[ $(grep -c 'sleep: { seconds: 5 }' <<<"$rendered") -eq 5 ]] || { echo "not every Deployment has the preStop pause" >&2; exit 1; }
+[[ $(grep -c 'topologyKey: topology.kubernetes.io/zone' <<<"$rendered") -eq 5 ]] || { echo "not every Deployment spreads over zones" >&2; exit 1; }
+# Optional routing, annotations, Secret env and digests render as asked.
+DIGEST=sha256:$(printf '%064d' 7)
+extras=$("$HELM" template check "$CHART" "${KUBE[@]}" --api-versions gateway.networking.k8s.io/v1/HTTPRoute \
+  --set ingress.enabled=true --set httpRoute.enabled=true --set httpRoute.parentRefs[0].name=public \
+  --set podAnnotations.team=tickets --set extraEnvFromSecrets[0]=stripe --set image.digest="$DIGEST" \
+  --set components.orders.secretEnv.STRIPE_SECRET_KEY.name=stripe --set components.orders.secretEnv.STRIPE_SECRET_KEY.key=key)
+for kind in Ingress HTTPRoute; do
+  [[ $(grep -c "^kind: $kind$" <<<"$extras") -eq 1 ]] || { echo "expected exactly one $kind (none for the hosted checkout unless asked)" >&2; exit 1; }
+done
+grep -q "image: partner-api:0.1.0@$DIGEST" <<<"$extras" || { echo "the image digest is not used" >&2; exit 1; }
+[[ $(grep -c 'team: tickets' <<<"$extras") -eq 6 ]] || { echo "podAnnotations missing from some pod" >&2; exit 1; }
+[[ $(grep -c 'name: stripe$' <<<"$extras") -ge 6 ]] || { echo "extraEnvFromSecrets missing from some container" >&2; exit 1; }
+grep -q 'secretKeyRef: { name: stripe, key: key }' <<<"$extras" || { echo "secretEnv not rendered" >&2; exit 1; }
+checkout=$("$HELM" template check "$CHART" "${KUBE[@]}" --set ingress.enabled=true --set ingress.checkoutHost=pay.example.com)
+grep -q 'host: pay.example.com' <<<"$checkout" || { echo "the hosted checkout rule is missing when asked" >&2; exit 1; }
 grep -q 'WEBHOOK_RETRY_SCHEDULE: "1m,5m,30m,2h,5h,8h,8h"' <<<"$rendered" || { echo "production render has no webhook retry schedule" >&2; exit 1; }
 
-echo "chart check: $checked values files lint and render; unknown keys and bad schedules rejected"
+echo "chart check: $checked values files lint and render; unknown keys, bad schedules and $refused values the API server would refuse are rejected"

@@ -26,6 +26,7 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 
 {{- define "partner-api.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- with .Values.image.digest }}@{{ . }}{{ end -}}
 {{- end -}}
 
 {{- define "partner-api.serviceAccountName" -}}
@@ -42,4 +43,39 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
     name: {{ include "partner-api.fullname" . }}
 - secretRef:
     name: {{ .Values.infrastructureSecret }}
+{{- include "partner-api.extraEnvFrom" . }}
+{{- end -}}
+
+{{- define "partner-api.extraEnvFrom" -}}
+{{- range .Values.extraEnvFromSecrets }}
+- secretRef:
+    name: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Pod annotations every pod carries: the caller's own, and a checksum of the
+infrastructure Secret as the cluster holds it now, so `helm upgrade` after a
+change to that Secret rolls the pods (lookup is empty offline, in
+`helm template` and --dry-run).
+*/}}
+{{- define "partner-api.podAnnotations" -}}
+{{- $secret := lookup "v1" "Secret" .Release.Namespace .Values.infrastructureSecret -}}
+checksum/infrastructure: {{ $secret.data | default dict | toJson | sha256sum }}
+{{- with .Values.podAnnotations }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The pause before SIGTERM: the native sleep action from 1.30 on, a sleep in the image before. */}}
+{{- define "partner-api.preStop" -}}
+{{- if .Values.preStopSleepSeconds -}}
+lifecycle:
+  preStop:
+    {{- if semverCompare ">=1.30-0" .Capabilities.KubeVersion.Version }}
+    sleep: { seconds: {{ .Values.preStopSleepSeconds }} }
+    {{- else }}
+    exec: { command: ["sleep", "{{ .Values.preStopSleepSeconds }}"] }
+    {{- end }}
+{{- end -}}
 {{- end -}}
