@@ -49,6 +49,8 @@ it('creates a session, pays in Chromium after a decline, and the order, tickets 
   await page.goto(session.checkout_url);
   await expect(page.title()).resolves.toBe('Checkout · Browser Night');
   await expect(page.getByTestId('total').textContent()).resolves.toBe('$84.00');
+  // The start on the venue's clock, named by its zone (Sydney's, not UTC).
+  await expect(page.locator('.when time').textContent()).resolves.toMatch(/ at \d{1,2}:\d{2} [ap]m AE[DS]T$/);
   await expect(page.getByLabel('First name').inputValue()).resolves.toBe('Robin');
 
   const fillCard = async (card: typeof GOOD_CARD) => {

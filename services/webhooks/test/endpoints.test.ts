@@ -181,6 +181,12 @@ describe('receiver addresses under the default policy', () => {
     ['a private address', 'https://10.0.0.8/'],
     ['cloud metadata', 'https://169.254.169.254/latest/meta-data'],
     ['an internal name', 'https://payments.internal/'],
+    ['localhost with the root dot', 'https://localhost./'],
+    ['an internal name with the root dot', 'https://metadata.google.internal./'],
+    ['an IPv4-compatible loopback', 'https://[::7f00:1]/'],
+    ['an IPv4-compatible loopback, dotted', 'https://[::127.0.0.1]/'],
+    ['an IPv4-compatible metadata address', 'https://[::a9fe:a9fe]/'],
+    ['an IPv4-compatible private address', 'https://[::a00:1]/'],
   ])('refuses %s when saving', async (_, url) => {
     expect(await refusal(strict.client.createEndpoint({ url }, live))).toMatchObject({ code: 'parameter_invalid', param: 'url' });
   });
@@ -200,6 +206,25 @@ describe('receiver addresses under the default policy', () => {
     const failure = await refusal(strict.client.sendTestEvent({ id: BigInt(rows[0]!.id) }, live));
     expect(failure).toMatchObject({ code: 'test_event_failed' });
     expect(failure.message).toContain('refused');
+    expect(receiver.connections).toBe(connectionsBefore);
+  });
+
+  it.each([
+    ['an internal name with the root dot', 'https://metadata.google.internal./computeMetadata/v1/', 'internal name'],
+    // {port} is the loopback receiver's: were the URL let through, the receiver would see the connection.
+    ['localhost with the root dot', 'https://LOCALHOST.:{port}/inside', 'loopback name'],
+    ['an IPv4-compatible loopback', 'https://[::7f00:1]:{port}/inside', 'private or internal'],
+    ['an IPv4-compatible metadata address', 'https://[::a9fe:a9fe]/latest/meta-data', 'private or internal'],
+  ])('refuses %s stored before the policy knew it, at delivery time', async (_, url, reason) => {
+    const { rows } = await strictDatabase.pool.query<{ id: string }>(
+      `INSERT INTO endpoints (organisation_id, url, event_types, mode, secret) VALUES ($1, $2, '{*}', 'live', 'whsec_0123456789abcdefghijABCDEFGHIJ') RETURNING id`,
+      [organisationId, url.replace('{port}', new URL(receiver.url).port)],
+    );
+    const connectionsBefore = receiver.connections;
+    const failure = await refusal(strict.client.sendTestEvent({ id: BigInt(rows[0]!.id) }, live));
+    expect(failure).toMatchObject({ code: 'test_event_failed' });
+    expect(failure.message).toContain('refused: ');
+    expect(failure.message).toContain(reason);
     expect(receiver.connections).toBe(connectionsBefore);
   });
 });

@@ -59,7 +59,7 @@ export function hostedCheckoutApp(payments: CheckoutPayments, inventory: Invento
 
   async function eventOf(session: SessionRow, requestId: string): Promise<EventSummary> {
     const event = await inventory.getEvent({ idOrSlug: session.event_id }, platformContext(session.organisation_id, requestId));
-    return { title: event.title, startsAt: event.startsAt, venue: event.venue?.name };
+    return { title: event.title, startsAt: event.startsAt, timezone: event.timezone, venue: event.venue?.name };
   }
 
   app.get('/checkout/:id', async (req, res) => {

@@ -1,5 +1,5 @@
 import type { SessionRow } from '../storage/checkout-repository';
-import { checkoutPage, completedPage, processingPage } from './pages';
+import { checkoutPage, completedPage, localStart, processingPage } from './pages';
 
 const session = (overrides: Partial<SessionRow> = {}): SessionRow => ({
   id: '6f1c2d4e-0000-4000-8000-000000000001',
@@ -20,7 +20,7 @@ const session = (overrides: Partial<SessionRow> = {}): SessionRow => ({
   created_at: new Date('2026-11-22T10:00:00Z'),
   ...overrides,
 });
-const event = { title: 'Rock & <Roll>', startsAt: '2026-12-31T09:00:00Z', venue: 'Hall "A"' };
+const event = { title: 'Rock & <Roll>', startsAt: '2026-12-31T09:00:00Z', timezone: 'Australia/Melbourne', venue: 'Hall "A"' };
 
 describe('hosted checkout pages', () => {
   it('escapes every value that comes from a partner or a customer', () => {
@@ -40,6 +40,17 @@ describe('hosted checkout pages', () => {
     const free = checkoutPage(session({ total_cents: '0', subtotal_cents: '0', discount_cents: '0', total_fees_cents: '0' }), event, { lapsed: false });
     expect(free).toContain('Confirm free order');
     expect(free).not.toContain('name="card_number"');
+  });
+
+  it("shows the event's start on the venue's clock, with its zone", () => {
+    // 09:00 UTC on New Year's Eve is the evening in Melbourne (daylight time), the afternoon in Perth.
+    expect(checkoutPage(session(), event, { lapsed: false })).toContain(
+      '<time datetime="2026-12-31T09:00:00Z" title="Australia/Melbourne">Thursday 31 December 2026 at 8:00 pm AEDT</time> · Hall &quot;A&quot;',
+    );
+    expect(completedPage(session({ status: 'completed' }), event)).toContain('8:00 pm AEDT');
+    expect(localStart('2027-07-01T09:00:00Z', 'Australia/Melbourne')).toBe('Thursday 1 July 2027 at 7:00 pm AEST');
+    expect(localStart('2026-12-31T09:00:00Z', 'Australia/Perth')).toBe('Thursday 31 December 2026 at 5:00 pm AWST');
+    expect(localStart('2026-12-31T09:00:00Z', 'Not/A_Zone')).toBe('Thursday 31 December 2026 at 9:00 am UTC');
   });
 
   it('says when the hold lapsed and when it runs out otherwise', () => {

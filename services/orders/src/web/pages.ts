@@ -10,6 +10,8 @@ import type { SessionRow } from '../storage/checkout-repository';
 export interface EventSummary {
   title: string;
   startsAt: string;
+  /** The event's IANA time zone (the venue's): its start is shown in local time. */
+  timezone: string;
   venue?: string;
 }
 
@@ -44,14 +46,25 @@ function layout(title: string, body: string): string {
 <body>${body}</body></html>`;
 }
 
+/** When the event starts, on the venue's clock with the zone's name ("Thursday 31 December 2026 at 8:00 pm AEDT"). */
+export function localStart(startsAt: string, timezone: string): string {
+  const options: Intl.DateTimeFormatOptions = { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' };
+  try {
+    return new Date(startsAt).toLocaleString('en-AU', { ...options, timeZone: timezone });
+  } catch {
+    // A zone this runtime does not know: UTC, named as such, rather than no page.
+    return new Date(startsAt).toLocaleString('en-AU', { ...options, timeZone: 'UTC' });
+  }
+}
+
 function summary(session: SessionRow, event: EventSummary): string {
-  const when = new Date(event.startsAt).toLocaleString('en-AU', { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' });
+  const when = `<time datetime="${e(event.startsAt)}" title="${e(event.timezone)}">${e(localStart(event.startsAt, event.timezone))}</time>`;
   const rows = session.items
     .map((item) => `<tr><td>${e(item.name)}</td><td class="num">${item.quantity}</td><td class="num">$${e(item.unit_price)}</td><td class="num">$${e(item.total)}</td></tr>`)
     .join('');
   const discount = BigInt(session.discount_cents) > 0n ? `<tr><td colspan="3">Discount</td><td class="num">−$${formatCents(BigInt(session.discount_cents))}</td></tr>` : '';
   return `<h1>${e(event.title)}</h1>
-<p class="when">${e(when)} UTC${event.venue ? ` · ${e(event.venue)}` : ''}</p>
+<p class="when">${when}${event.venue ? ` · ${e(event.venue)}` : ''}</p>
 <table><thead><tr><th>Ticket</th><th class="num">Qty</th><th class="num">Each</th><th class="num">Amount</th></tr></thead>
 <tbody>${rows}${discount}<tr class="total"><td colspan="3">Total (AUD, booking fees included)</td><td class="num" data-testid="total">$${formatCents(BigInt(session.total_cents))}</td></tr></tbody></table>`;
 }

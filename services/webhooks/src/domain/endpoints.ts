@@ -13,7 +13,7 @@ import type { DeliveryRepository } from '../storage/delivery-repository';
 import type { EndpointRepository, EndpointRow } from '../storage/endpoint-repository';
 import { endpointView, type EndpointInit } from './endpoint-view';
 import { ALL_EVENTS, normaliseEventTypes } from './event-types';
-import { ReceiverRefused, type ReceiverPolicy } from './receiver-policy';
+import { MAX_URL_LENGTH, ReceiverRefused, type ReceiverPolicy } from './receiver-policy';
 import { newEndpointSecret } from './signature';
 
 type CreateRequest = MessageShape<typeof gen.webhooks.CreateEndpointRequestSchema>;
@@ -24,7 +24,6 @@ export const MAX_ENDPOINTS = 20;
 /** How long a rotated secret keeps signing beside the new one. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000;
 
-const MAX_URL_LENGTH = 2_048;
 const MAX_DESCRIPTION_LENGTH = 255;
 
 export class WebhookEndpoints {
