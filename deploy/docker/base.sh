@@ -17,7 +17,11 @@ IMAGE="partner-api-base:${VERSION_CODENAME}-node${NODE_VERSION}"
 if "$PODMAN" image exists "$IMAGE"; then echo "$IMAGE"; exit 0; fi
 TARBALL="$CACHE/${VERSION_CODENAME}-node${NODE_VERSION}.tar"
 if [[ ! -f "$TARBALL" ]]; then
-  for tool in debootstrap dpkg; do command -v $tool >/dev/null || { echo "error: $tool is needed (apt-get install debootstrap)" >&2; exit 1; }; done
+  if ! command -v debootstrap >/dev/null; then
+    # shellcheck source=../local/lib.sh
+    . "$HERE/../local/lib.sh"
+    apt_install debootstrap >&2
+  fi
   echo "building the base image $IMAGE with debootstrap (first run on this machine only)" >&2
   mkdir -p "$CACHE"
   ROOTFS=$(mktemp -d "$CACHE/rootfs.XXXXXX")

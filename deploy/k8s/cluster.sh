@@ -15,7 +15,7 @@ API_PORT=${K8S_API_PORT:-16443}
 KUBECONFIG_FILE="$K8S/kubeconfig"
 
 up() {
-  command -v etcd >/dev/null || die "etcd is needed (apt-get install etcd-server)"
+  command -v etcd >/dev/null || apt_install etcd-server
   BIN=$("$ROOT/deploy/k8s/build-kube.sh")
   mkdir -p "$K8S/pki"
   port_free "$ETCD_PORT" etcd
