@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-webhooks clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser test-contract chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-webhooks clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -73,6 +73,16 @@ test-e2e: up browser ## drive the running system over HTTP (and the hosted check
 	$(call JEST,e2e) --runInBand
 	node e2e/openapi-lint.js
 
+VENV := $(DATA)/venv
+$(VENV)/.stamp: e2e/requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r e2e/requirements.txt
+	@touch $@
+
+test-contract: up $(VENV)/.stamp ## schemathesis over every operation (fixed seed), and a generated Python client calling each one
+	e2e/schemathesis/run.sh
+	e2e/python-client/run.sh
+
 chart-check: ## helm lint and template every values scenario
 	deploy/helm/check.sh
 
@@ -88,7 +98,7 @@ test-k8s: build ## the chart on a real kube-apiserver for every values file, the
 	deploy/k8s/test.sh
 	deploy/docker/smoke.sh "$$(deploy/docker/image.sh)"
 
-test: lint typecheck test-unit test-integration test-e2e chart-check test-k8s ## the whole suite (what CI runs)
+test: lint typecheck test-unit test-integration test-e2e test-contract chart-check test-k8s ## the whole suite (what CI runs)
 	@node .ci/test-summary.js $(DATA)/test-results
 
 bench-gateway: up ## GET / through the gateway vs a bare node:http server (docs/benchmarks.md)
