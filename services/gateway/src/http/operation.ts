@@ -55,7 +55,7 @@ export interface OperationSpec<Q extends z.ZodObject | undefined, B extends z.Zo
   operationId: string;
   tag: OperationTag;
   summary: string;
-  description?: string;
+  description: string;
   /** The key needs any one of these; `any` for operations every valid key may call. */
   scopes: readonly Scope[] | 'any';
   id?: PathId;
@@ -109,7 +109,7 @@ function openApiRoute(spec: OperationSpec<z.ZodObject | undefined, z.ZodType | u
     operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
-    ...(spec.description === undefined ? {} : { description: spec.description }),
+    description: spec.description,
     ...(Object.keys(request).length ? { request } : {}),
     responses: spec.responses,
   };

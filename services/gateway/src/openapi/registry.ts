@@ -60,6 +60,7 @@ export function generateOpenApiDocument(serverUrl: string, routes: readonly Rout
     info: {
       title: 'Ticketing Partner API',
       version: API_VERSION,
+      contact: { name: 'Partner API support', url: 'https://docs.partner-api.example.com/support' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: `Partner API v1. Error codes: ${Object.keys(API_ERRORS).join(', ')}.`,
     },

@@ -96,6 +96,7 @@ export const checkoutSessionOperations = [
     operationId: 'retrieveCheckoutSession',
     tag: 'Checkout sessions',
     summary: 'Retrieve a checkout session',
+    description: 'The session with its status (`open`, `expired` or `completed`) and, once paid, its `order_id`. Scope `orders:read`.',
     scopes: ['orders:read'],
     id: uuidId('checkout session', 'Checkout session id (uuid).'),
     responses: { 200: jsonResponse('The session.', CheckoutSessionSchema), 404: errorResponse('No such session in the organisation.') },

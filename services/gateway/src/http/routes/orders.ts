@@ -51,6 +51,7 @@ export const orderOperations = [
     operationId: 'retrieveOrder',
     tag: 'Orders and tickets',
     summary: 'Retrieve an order',
+    description: 'The order with its tickets, from any sales channel. Scope `orders:read`.',
     scopes: ['orders:read'],
     id: uuidId('order', 'Order id (uuid).'),
     responses: { 200: jsonResponse('The order with its tickets.', OrderSchema), 404: errorResponse('No such order in the organisation.') },
