@@ -4,8 +4,10 @@
 // loopback, against the same signed POSTs sent straight to that receiver
 // with undici at the same concurrency, measured in the same run. The ratio
 // is what durability (PostgreSQL rows per event and attempt, Kafka, the
-// claim/lease cycle) costs against the HTTP work alone. Bounded in events
-// and time; stops by itself.
+// claim/lease cycle) costs against the HTTP work alone. Then a steady
+// rate (200 events a second for 30 s), as an on-sale's checkouts produce
+// them, with latency from each event's scheduled produce to its arrival.
+// Bounded in events and time; stops by itself.
 const { createHmac, randomBytes } = require('node:crypto');
 const http = require('node:http');
 const { performance } = require('node:perf_hooks');
@@ -17,8 +19,12 @@ const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
 const { loadEnv, table, record } = require('./lib');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 3000);
-// The webhooks service sends up to WEBHOOK_CONCURRENCY (16) at once per process; the baseline uses as many.
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+// The webhooks service sends up to WEBHOOK_CONCURRENCY (64) at once per process; the baseline uses as many.
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const STEADY_RATE = Number(process.env.BENCH_STEADY_RATE ?? 200);
+const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 30);
+/** The steady run's target: an event reaches its receiver within this of its commit, at p99. */
+const STEADY_P99_MS = 200;
 const DEADLINE_MS = 120_000;
 
 /** A receiver that answers 200 at once and notes when each event arrived. */
@@ -51,7 +57,7 @@ const eventBody = (organisationId, sentAt) =>
 
 /** Throughput and latency over the arrivals of one run. */
 function summarise(receiver, startedAt, expected) {
-  const arrivals = [...receiver.arrived.values()];
+  const arrivals = [...receiver.arrived.values()].filter((entry) => entry.at >= startedAt);
   const latencies = arrivals.map((entry) => entry.at - entry.sentAt).sort((a, b) => a - b);
   const lastAt = Math.max(...arrivals.map((entry) => entry.at));
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
@@ -99,6 +105,30 @@ async function throughStack(receiver, organisationId) {
   return summarise(receiver, startedAt, EVENTS);
 }
 
+/**
+ * A steady rate: every 10 ms the events due by then are produced, each
+ * stamped with the time it was due (not when the producer got to it), so a
+ * pipeline that falls behind shows it in its latency.
+ */
+async function steadyRate(receiver, organisationId) {
+  const producer = new Kafka({ clientId: 'bench-webhooks-steady', brokers: process.env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const total = STEADY_RATE * STEADY_SECONDS;
+  const startedAt = performance.now();
+  for (let produced = 0; produced < total; ) {
+    const dueNow = Math.min(total, Math.floor(((performance.now() - startedAt) / 1000) * STEADY_RATE));
+    if (dueNow > produced) {
+      const messages = [];
+      for (; produced < dueNow; produced += 1) messages.push({ key: `ticket:${produced}`, value: eventBody(organisationId, startedAt + (produced / STEADY_RATE) * 1000) });
+      await producer.send({ topic: process.env.KAFKA_TOPIC ?? 'partner.events.v1', acks: -1, messages });
+    }
+    await sleep(10);
+  }
+  await producer.disconnect();
+  await waitForArrivals(receiver, total);
+  return summarise(receiver, startedAt, total);
+}
+
 async function api(path, key, options = {}) {
   const response = await fetch(`${process.env.BASE_URL}${path}`, {
     method: options.method ?? 'GET',
@@ -122,14 +152,32 @@ async function main() {
   const stackReceiver = await startReceiver();
   const endpoint = await api('/webhook_endpoints', key, { method: 'POST', body: { url: stackReceiver.url, event_types: ['ticket.issued'] } });
   try {
+    // The baseline runs before and after the burst and counts as their mean: load on a shared machine drifts within a run.
+    const before = await directPosts(baselineReceiver, organisation.id, endpoint.secret);
+    baselineReceiver.arrived.clear();
+    const burst = await throughStack(stackReceiver, organisation.id);
+    const after = await directPosts(baselineReceiver, organisation.id, endpoint.secret);
+    const mean = (key) => (before[key] + after[key]) / 2;
+    const direct = { rps: mean('rps'), p50: mean('p50'), p99: mean('p99'), total: before.total + after.total, bad: before.bad + after.bad };
     const rows = [
-      { name: `signed POSTs straight to the receiver (undici, ${CONCURRENCY} at a time)`, ...(await directPosts(baselineReceiver, organisation.id, endpoint.secret)) },
-      { name: 'events on Kafka → webhooks service (store, fan out, claim, sign, POST)', ...(await throughStack(stackReceiver, organisation.id)) },
+      { name: `signed POSTs straight to the receiver (undici, ${CONCURRENCY} at a time; mean of before and after the burst)`, ...direct },
+      { name: `burst: ${EVENTS} events on Kafka → webhooks service (store, fan out, claim, sign, POST)`, ...burst },
     ];
-    const markdown = `${EVENTS} events, one endpoint, receiver on loopback answering 200 at once; latency from produce (or send) to arrival.\n\n${table(rows, rows[0].name)}`;
+    stackReceiver.arrived.clear();
+    const steady = { name: `steady: ${STEADY_RATE} events/s for ${STEADY_SECONDS} s → webhooks service`, ...(await steadyRate(stackReceiver, organisation.id)) };
+    rows.push(steady);
+    const markdown = [
+      `${EVENTS} events in one burst, then ${STEADY_RATE} a second for ${STEADY_SECONDS} s; one endpoint, receiver on loopback answering 200 at once; latency from produce (or send; for the steady rate, the moment each event was due) to arrival.`,
+      '',
+      // The steady row's throughput is the offered rate, not a comparison with the baseline.
+      table(rows, rows[0].name).replace(/\| [0-9.]+ \|$/, '| (fixed rate) |'),
+      '',
+      `Burst: ${Math.round(rows[1].rps)} deliveries/s, ${(rows[1].rps / rows[0].rps).toFixed(2)} of direct. Steady rate: p99 ${steady.p99.toFixed(0)} ms from commit to receiver (target ≤ ${STEADY_P99_MS} ms).`,
+    ].join('\n');
     console.log(markdown);
     record('webhooks', markdown);
-    if (rows[1].bad > 0) throw new Error(`${rows[1].bad} events were not delivered within ${DEADLINE_MS / 1000} s`);
+    const missing = rows.filter((row) => row.bad > 0);
+    if (missing.length > 0) throw new Error(`${missing.map((row) => row.bad).join(' + ')} events were not delivered within ${DEADLINE_MS / 1000} s`);
   } finally {
     // Nothing more may be sent to a receiver that is going away.
     await api(`/webhook_endpoints/${endpoint.id}`, key, { method: 'DELETE' });

@@ -25,8 +25,12 @@ export const webhooksEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.webhooks, ops
     }),
   /** How often each process looks for due deliveries. */
   WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(500),
-  /** Deliveries one process sends at once. */
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().max(256).default(16),
+  /**
+   * Deliveries one process has on the wire at once. Receivers on the
+   * internet answer in 50-300 ms, so 64 slots keep one process at a few
+   * hundred deliveries a second even then (D111).
+   */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().max(256).default(64),
   /** A receiver must answer within this (the spec: 10 seconds). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**

@@ -30,7 +30,7 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
     receivers,
     config.WEBHOOK_RETRY_SCHEDULE,
     // A claimed attempt stays this process's well past the receiver's deadline; after that a process that died no longer holds it.
-    { batchSize: config.WEBHOOK_CONCURRENCY, leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000 },
+    { concurrency: config.WEBHOOK_CONCURRENCY, leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000 },
     runtime.logger,
   );
   await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers)), config.GRPC_PORT);

@@ -6,26 +6,32 @@
  *    endpoint of each event's organisation subscribed to its type, in one
  *    transaction. Only then are the Kafka offsets committed, so a process
  *    that dies in between reads the messages again and finds them stored.
- * 2. sendDue: due attempts are claimed with a lease, signed, POSTed, and
- *    their outcome recorded with the endpoint's health in one transaction.
- *    A failure schedules the next attempt by the retry schedule, unless it
- *    was the last or the health rules disable the endpoint (which cancels
- *    what it still had scheduled).
+ * 2. drain: a rolling pool of senders claims due attempts in bulk with a
+ *    lease, signs and POSTs each, and refills a slot as soon as its POST
+ *    is answered. A success is recorded with the endpoint's health in one
+ *    statement shared with every other success that finished meanwhile
+ *    (group commit), after its slot is free again. A failure is recorded
+ *    in its own transaction, in its slot: it schedules the next attempt by
+ *    the retry schedule, unless it was the last or the health rules disable
+ *    the endpoint (which cancels what it still had scheduled).
  *
- * At least once: a sender that dies mid-POST leaves its lease to run out
- * and the attempt is sent again; receivers dedupe on Service-Event-Id.
+ * At least once: a sender that dies mid-POST, or before its success was
+ * written, leaves its lease to run out and the attempt is sent again;
+ * receivers dedupe on Service-Event-Id.
  */
 import { inTransaction, type Logger, type Pool } from '@partner-api/shared';
 import type { ReceiverClient } from '../adapters/receiver-client';
-import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent } from '../storage/delivery-repository';
+import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent, SucceededAttempt } from '../storage/delivery-repository';
 import type { EndpointRepository } from '../storage/endpoint-repository';
+import { BatchWriter } from './batch-writer';
 import { deliveryHeaders, signingSecrets } from './delivery-request';
 import { disableReason } from './endpoint-health';
 import { nextAttemptAt, type RetrySchedule } from './retry-schedule';
+import { SenderPool } from './sender-pool';
 
 export interface DeliveryOptions {
-  /** Attempts one process claims and sends at once. */
-  batchSize: number;
+  /** Attempts one process has on the wire at once. */
+  concurrency: number;
   /** How long a claimed attempt is this sender's before another may take it over. */
   leaseMs: number;
 }
@@ -47,6 +53,9 @@ export function parseReceivedEvent(payload: string): ReceivedEvent | null {
 }
 
 export class Deliveries {
+  private readonly senders: SenderPool<ClaimedDelivery>;
+  private readonly successes: BatchWriter<SucceededAttempt>;
+
   constructor(
     private readonly pool: Pool,
     private readonly deliveries: DeliveryRepository,
@@ -56,7 +65,16 @@ export class Deliveries {
     private readonly options: DeliveryOptions,
     private readonly logger: Logger,
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.senders = new SenderPool(
+      options.concurrency,
+      (limit) => this.deliveries.claimDue(limit, this.options.leaseMs),
+      (delivery) => this.attempt(delivery),
+      // The attempt stays claimed; its lease runs out and it is sent again.
+      (error) => this.logger.error({ err: error }, 'a delivery attempt could not be recorded'),
+    );
+    this.successes = new BatchWriter((attempts) => this.deliveries.recordSuccesses(attempts));
+  }
 
   /** Messages of the events topic, stored and fanned out in one transaction; returns how many deliveries they scheduled. */
   async receive(payloads: string[]): Promise<number> {
@@ -71,16 +89,13 @@ export class Deliveries {
     return inTransaction(this.pool, async (client) => this.deliveries.fanOut(client, await this.deliveries.storeEvents(client, events)));
   }
 
-  /** Sends one batch of due attempts; returns how many were claimed. */
-  async sendDue(): Promise<number> {
-    const claimed = await this.deliveries.claimDue(this.options.batchSize, this.options.leaseMs);
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
-    return claimed.length;
-  }
-
-  /** Sends until nothing is due (or a batch comes back short). */
+  /** Sends until nothing is due; resolves once every attempt it sent is recorded. */
   async drain(): Promise<void> {
-    while ((await this.sendDue()) === this.options.batchSize);
+    try {
+      await this.senders.drain();
+    } finally {
+      await this.successes.settled();
+    }
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -92,7 +107,10 @@ export class Deliveries {
     const headers = deliveryHeaders({ id: delivery.event_id, type: delivery.event_type }, delivery.attempt, delivery.payload, signingSecrets(delivery, sentAt), sentAt);
     const response = await this.receivers.post(delivery.url, headers, delivery.payload);
     if (response.ok) {
-      await this.deliveries.recordSuccess(delivery.id, response);
+      // Not awaited: the slot takes the next attempt while this one is written with others.
+      this.successes
+        .add({ id: delivery.id, responseStatus: response.responseStatus!, durationMs: response.durationMs })
+        .catch((error: unknown) => this.logger.error({ err: error, delivery_id: delivery.id }, 'a delivered attempt could not be recorded; it will be sent again'));
       return;
     }
 

@@ -49,6 +49,13 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
+/** One 2xx answer, to be recorded with others (`recordSuccesses`). */
+export interface SucceededAttempt {
+  id: string;
+  responseStatus: number;
+  durationMs: number;
+}
+
 export class DeliveryRepository {
   constructor(private readonly pool: Pool) {}
 
@@ -114,22 +121,25 @@ export class DeliveryRepository {
   }
 
   /**
-   * A 2xx, in one statement: the attempt is marked succeeded and the
-   * endpoint's failure run ends. The endpoint row is written only when that
-   * changes something or a second has passed since its last success (the
-   * API shows seconds), so concurrent successes do not queue on its lock.
+   * 2xx answers, in one statement however many: the attempts are marked
+   * succeeded and each endpoint's failure run ends. An endpoint row is
+   * written only when that changes something or a second has passed since
+   * its last success (the API shows seconds), so successes do not queue on
+   * its lock. An attempt no longer `sending` (cancelled or deleted
+   * meanwhile) is left as it is.
    */
-  async recordSuccess(id: string, outcome: Omit<AttemptOutcome, 'succeeded' | 'error'>): Promise<void> {
+  async recordSuccesses(successes: SucceededAttempt[]): Promise<void> {
     await this.pool.query(
       `WITH done AS (
-         UPDATE deliveries SET status = 'succeeded', response_status = $2, duration_ms = $3, error = NULL, lease_until = NULL, updated_at = now()
-          WHERE id = $1 AND status = 'sending'
-          RETURNING endpoint_id)
+         UPDATE deliveries d SET status = 'succeeded', response_status = s.response_status, duration_ms = s.duration_ms, error = NULL, lease_until = NULL, updated_at = now()
+           FROM unnest($1::bigint[], $2::int[], $3::int[]) AS s(id, response_status, duration_ms)
+          WHERE d.id = s.id AND d.status = 'sending'
+          RETURNING d.endpoint_id)
        UPDATE endpoints e SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), updated_at = now()
-         FROM done
-        WHERE e.id = done.endpoint_id
+         FROM (SELECT DISTINCT endpoint_id FROM done) healed
+        WHERE e.id = healed.endpoint_id
           AND (e.consecutive_failures > 0 OR e.last_success_at IS NULL OR e.last_success_at < date_trunc('second', now()))`,
-      [id, outcome.responseStatus, outcome.durationMs],
+      [successes.map((s) => s.id), successes.map((s) => s.responseStatus), successes.map((s) => s.durationMs)],
     );
   }
 

@@ -1,0 +1,88 @@
+import { SenderPool } from './sender-pool';
+
+/** A claim that hands out `total` numbered items, recording each limit asked for. */
+function source(total: number) {
+  let next = 0;
+  const limits: number[] = [];
+  const claim = async (limit: number) => {
+    limits.push(limit);
+    const items = Array.from({ length: Math.min(limit, total - next) }, (_, index) => next + index);
+    next += items.length;
+    return items;
+  };
+  return { claim, limits };
+}
+
+const gate = () => {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+};
+
+describe('SenderPool', () => {
+  it('sends everything due, never more than its size at once, and claims in bulk', async () => {
+    const { claim, limits } = source(100);
+    let inFlight = 0;
+    let most = 0;
+    const sent: number[] = [];
+    const pool = new SenderPool(8, claim, async (item) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, item % 3));
+      sent.push(item);
+      inFlight -= 1;
+    }, () => undefined);
+    await pool.drain();
+    expect(sent.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, index) => index));
+    expect(most).toBeLessThanOrEqual(8);
+    expect(limits.every((limit) => limit >= 2 && limit <= 8)).toBe(true);
+    expect(limits.length).toBeLessThan(100 / 2);
+  });
+
+  it('refills free slots while a slow send is still on the wire', async () => {
+    const { claim } = source(20);
+    const slow = gate();
+    const sent: number[] = [];
+    const pool = new SenderPool(4, claim, async (item) => {
+      if (item === 0) await slow.opened;
+      sent.push(item);
+    }, () => undefined);
+    const draining = pool.drain();
+    // Everything but the slow one goes out while item 0 holds its slot.
+    while (sent.length < 19) await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).not.toContain(0);
+    slow.open();
+    await draining;
+    expect(sent).toHaveLength(20);
+  });
+
+  it('reports a failed send and goes on; a failed claim ends the drain after the sends in flight settle', async () => {
+    const errors: unknown[] = [];
+    const { claim } = source(6);
+    const sent: number[] = [];
+    await new SenderPool(4, claim, async (item) => {
+      if (item === 2) throw new Error('boom');
+      sent.push(item);
+    }, (error) => errors.push(error)).drain();
+    expect(sent).toHaveLength(5);
+    expect(errors).toHaveLength(1);
+
+    let claims = 0;
+    let settled = false;
+    const failing = new SenderPool(
+      2,
+      async () => {
+        claims += 1;
+        if (claims > 1) throw new Error('database gone');
+        return [1, 2];
+      },
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        settled = true;
+      },
+      () => undefined,
+    );
+    await expect(failing.drain()).rejects.toThrow('database gone');
+    expect(settled).toBe(true);
+  });
+});
