@@ -30,6 +30,9 @@ import { startStackReplica, type StackReplica } from './support/stack-replica';
 
 jest.setTimeout(120_000);
 
+/** Five processes start on a busy machine: give each longer than the default to report ready. */
+const READY_TIMEOUT_MS = 90_000;
+
 const ROOT = path.join(__dirname, '..');
 const suffix = randomBase62(8).toLowerCase();
 const DATABASE = `traces_e2e_${suffix}`;
@@ -138,12 +141,13 @@ beforeAll(async () => {
   const ticketsPort = await freePort();
   const webhooksPort = await freePort();
   const start = async (name: 'tickets' | 'webhooks', grpcPort: number, extra: Record<string, string>) => {
-    others.push(await startServiceProcess(name, { ...stackEnv(name), GRPC_PORT: String(grpcPort), OPS_PORT: String(await freePort()), ...extra }, { logName: `traces-${name}` }));
+    others.push(await startServiceProcess(name, { ...stackEnv(name), GRPC_PORT: String(grpcPort), OPS_PORT: String(await freePort()), ...extra }, { logName: `traces-${name}`, timeoutMs: READY_TIMEOUT_MS }));
   };
   await start('tickets', ticketsPort, {});
   await start('webhooks', webhooksPort, { KAFKA_GROUP_ID: `traces-${suffix}`, WEBHOOK_POLL_MS: '100', WEBHOOK_ALLOW_LOOPBACK_RECEIVERS: 'true', KAFKA_SESSION_TIMEOUT_MS: '6000' });
   const backends = { TICKETS_GRPC_ADDR: `127.0.0.1:${ticketsPort}`, WEBHOOKS_GRPC_ADDR: `127.0.0.1:${webhooksPort}` };
   stack = await startStackReplica({
+    readyTimeoutMs: READY_TIMEOUT_MS,
     ports: {
       inventory: { ops: await freePort() },
       orders: { ops: await freePort(), http: await freePort() },
@@ -157,7 +161,7 @@ beforeAll(async () => {
   });
   org = await newOrganisation(['events:read', 'orders:write', 'webhooks:manage']);
   inventory = createServiceClient(gen.inventory.InventoryService, stack.inventoryAddr);
-}, 120_000);
+}, 5 * READY_TIMEOUT_MS);
 
 afterAll(async () => {
   inventory?.close();
