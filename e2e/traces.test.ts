@@ -1,7 +1,7 @@
 /**
  * Traces end to end, as a collector would receive them. A stack of its own
- * (gateway, orders, inventory, tickets and webhooks as processes, started as
- * deployments start them, with the telemetry preload) exports over OTLP to
+ * (gateway, orders, inventory, tickets and webhooks as processes, with the
+ * telemetry preload deployments start them with) exports over OTLP to
  * a receiver in this test. It runs on a database, a Kafka topic and a
  * redis-server of its own, so no process of the main stack publishes its
  * outbox rows or sends its deliveries, and needs no fixed port.
@@ -118,6 +118,8 @@ function stackEnv(name: string): Record<string, string> {
     REDIS_URL: redisUrl,
     KAFKA_TOPIC: TOPIC,
     LOG_LEVEL: 'warn',
+    // The preload every deployment starts with (service-process.ts leaves it out: other suites run without telemetry).
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, '--require @partner-api/shared/telemetry/register'].filter(Boolean).join(' '),
     OTEL_SDK_DISABLED: 'false',
     OTEL_SERVICE_NAME: name,
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,

@@ -44,11 +44,7 @@ export interface ServiceProcessOptions {
   logName?: string;
 }
 
-/**
- * Starts `services/<name>/dist/main.js` as deployments do (with the telemetry
- * preload, off unless `env` sets OTEL_SDK_DISABLED=false) with the
- * environment plus `env` (which must set OPS_PORT), and waits for /readyz.
- */
+/** Starts `services/<name>/dist/main.js` with the environment plus `env` (which must set OPS_PORT) and waits for /readyz. */
 export async function startServiceProcess(name: ServiceName, env: Record<string, string>, options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const opsPort = Number(env.OPS_PORT);
   if (!opsPort) throw new Error('OPS_PORT is required');
@@ -58,7 +54,7 @@ export async function startServiceProcess(name: ServiceName, env: Record<string,
   const log = fs.openSync(logFile, 'a');
   const child = (() => {
     try {
-      return spawn(process.execPath, ['--require', '@partner-api/shared/telemetry/register', 'dist/main.js'], {
+      return spawn(process.execPath, ['dist/main.js'], {
         cwd: path.join(ROOT, 'services', name),
         env: { ...process.env, LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true', ...env },
         stdio: ['ignore', log, log],
