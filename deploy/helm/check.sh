@@ -49,6 +49,8 @@ refuse 'grpc and ops are both 50051' --set components.inventory.ports.ops=50051
 refuse 'must end before terminationGracePeriodSeconds' --set preStopSleepSeconds=15
 refuse 'does not serve gateway.networking.k8s.io/v1 HTTPRoute' --set httpRoute.enabled=true
 refuse '/image/digest' --set image.digest=latest
+refuse '/config/traceSampling/ratio' --set-json config.traceSampling.ratio=1.5
+refuse '/config/traceSampling/sampler' --set config.traceSampling.sampler=sometimes
 
 # The default render must hold every kind the chart promises.
 MONITORING=(--api-versions monitoring.coreos.com/v1/ServiceMonitor)
@@ -82,5 +84,11 @@ grep -q 'secretKeyRef: { name: stripe, key: key }' <<<"$extras" || { echo "secre
 checkout=$("$HELM" template check "$CHART" "${KUBE[@]}" --set ingress.enabled=true --set ingress.checkoutHost=pay.example.com)
 grep -q 'host: pay.example.com' <<<"$checkout" || { echo "the hosted checkout rule is missing when asked" >&2; exit 1; }
 grep -q 'WEBHOOK_RETRY_SCHEDULE: "1m,5m,30m,2h,5h,8h,8h"' <<<"$rendered" || { echo "production render has no webhook retry schedule" >&2; exit 1; }
+# Traces: a parent-based ratio unless a values file says otherwise, and the sampler it names.
+grep -q 'OTEL_TRACES_SAMPLER: "parentbased_traceidratio"' <<<"$rendered" && grep -q 'OTEL_TRACES_SAMPLER_ARG: "0.1"' <<<"$rendered" ||
+  { echo "production render has no parent-based ratio sampler" >&2; exit 1; }
+sampled=$("$HELM" template check "$CHART" "${KUBE[@]}" --set config.traceSampling.sampler=parentbased_always_on --set-json config.traceSampling.ratio=0.25)
+grep -q 'OTEL_TRACES_SAMPLER: "parentbased_always_on"' <<<"$sampled" && grep -q 'OTEL_TRACES_SAMPLER_ARG: "0.25"' <<<"$sampled" ||
+  { echo "config.traceSampling is not what the pods get" >&2; exit 1; }
 
 echo "chart check: $checked values files lint and render; unknown keys, bad schedules and $refused values the API server would refuse are rejected"

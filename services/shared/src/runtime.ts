@@ -18,6 +18,13 @@ import { Lifecycle } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { createMetricsRegistry, startOpsServer } from './ops-server';
 import { OutboxRelay } from './outbox';
+import { headerText, withProcessSpans, type TraceCarrier } from './telemetry/messaging';
+
+/** A consumed message's body, and the context of its `process` span to continue the work in (now or later). */
+export interface ConsumedMessage {
+  value: string;
+  traceContext: TraceCarrier;
+}
 
 export interface RuntimeConfig {
   BIND_HOST: string;
@@ -85,12 +92,13 @@ export class ServiceRuntime {
    * messages per partition, every partition at once. A chunk's offsets are
    * committed only after `handle` resolved for it, so a process that dies
    * mid-chunk reads it again (handlers must be idempotent). A handler that
-   * throws is retried by kafkajs with backoff.
+   * throws is retried by kafkajs with backoff. Each message is processed
+   * in a span under the trace its headers carry.
    */
   async consume(
     kafkaConfig: { KAFKA_BROKERS: string[]; KAFKA_TOPIC: string },
     group: { groupId: string; sessionTimeoutMs: number; chunkSize?: number },
-    handle: (values: string[]) => Promise<unknown>,
+    handle: (messages: ConsumedMessage[]) => Promise<unknown>,
   ): Promise<void> {
     const kafka = createKafka({ brokers: kafkaConfig.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
     const partitions = await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
@@ -110,7 +118,14 @@ export class ServiceRuntime {
         for (let start = 0; start < batch.messages.length; start += chunkSize) {
           if (!isRunning() || isStale()) return;
           const chunk = batch.messages.slice(start, start + chunkSize);
-          await handle(chunk.flatMap((message) => (message.value ? [message.value.toString('utf8')] : [])));
+          const bodies = chunk.filter((message) => message.value);
+          const traced = bodies.map((message) => ({
+            carrier: headerText(message.headers),
+            attributes: { 'messaging.kafka.offset': Number(message.offset), 'messaging.destination.partition.id': String(batch.partition) },
+          }));
+          await withProcessSpans(batch.topic, traced, (carriers) =>
+            handle(bodies.map((message, i) => ({ value: message.value!.toString('utf8'), traceContext: carriers[i]! }))),
+          );
           resolveOffset(chunk[chunk.length - 1]!.offset);
           await heartbeat();
         }

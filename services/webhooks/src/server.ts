@@ -35,9 +35,9 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
   );
   await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers)), config.GRPC_PORT);
   const sender = runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
-  await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, async (values) => {
+  await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, async (messages) => {
     // What this process just scheduled is sent now rather than at the next poll.
-    if ((await deliveries.receive(values)) > 0) sender.runSoon();
+    if ((await deliveries.receive(messages)) > 0) sender.runSoon();
   });
   await runtime.ready();
   return runtime;

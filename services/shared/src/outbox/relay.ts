@@ -4,11 +4,14 @@
  * the work without publishing a row twice at the same time. A relay that
  * dies after sending but before committing leaves the rows unclaimed: they
  * are sent again (at-least-once), and consumers dedupe on the event id.
+ * Each message carries, as headers, the trace of the request that wrote
+ * its row (telemetry/messaging.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Producer } from 'kafkajs';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
+import { withSendSpans } from '../telemetry/messaging';
 
 interface OutboxRow {
   id: string;
@@ -58,15 +61,19 @@ export class OutboxRelay {
         await client.query('COMMIT');
         return 0;
       }
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: rows.map((row) => ({
-          key: row.partition_key,
-          value: row.payload,
-          headers: { ...row.headers, 'event-id': row.event_id, 'event-type': row.event_type },
-        })),
-      });
+      // Each message's send span continues the request that wrote its row.
+      const traced = rows.map((row) => ({ carrier: row.headers, attributes: { 'messaging.message.id': row.event_id, 'messaging.kafka.message.key': row.partition_key } }));
+      await withSendSpans(topic, traced, (carriers) =>
+        producer.send({
+          topic,
+          acks: -1,
+          messages: rows.map((row, i) => ({
+            key: row.partition_key,
+            value: row.payload,
+            headers: { ...row.headers, ...carriers[i], 'event-id': row.event_id, 'event-type': row.event_type },
+          })),
+        }),
+      );
       await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [
         rows.map((row) => row.id),
       ]);

@@ -7,14 +7,22 @@ import { propagateIncomingContext } from './incoming-context';
 let sdk: NodeSDK | undefined;
 let stopIncomingContext: (() => void) | undefined;
 
-/** The instrumentations that move trace context across process boundaries (HTTP, gRPC, Kafka headers). */
-export const CONTEXT_CARRIERS = ['http', 'undici', 'grpc', 'kafkajs'];
+/**
+ * The instrumentations that move trace context across process boundaries
+ * (HTTP, gRPC). Kafka headers are ours: see messaging.ts.
+ */
+export const CONTEXT_CARRIERS = ['http', 'undici', 'grpc'];
+
+/** The ops port's probe and scrape paths: no spans for what a kubelet or Prometheus asks every few seconds. */
+const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Tracing is exported only to a configured collector. Without one, spans
  * are not sampled (nothing is recorded or sent) but trace context still
- * flows through HTTP, gRPC and Kafka and into the logs. Metrics come from
- * prom-client and logs from pino, so the SDK's own exporters stay off.
+ * flows through HTTP, gRPC and Kafka and into the logs. With one, the
+ * sampler comes from OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (the
+ * chart sets a parent-based ratio). Metrics come from prom-client and logs
+ * from pino, so the SDK's own exporters stay off.
  */
 export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'partner-api'): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
@@ -38,9 +46,17 @@ export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'p
         '@opentelemetry/instrumentation-express': { ignoreLayersType: ['middleware' as never] },
         // Our logger adds trace ids itself; no log records through the SDK.
         '@opentelemetry/instrumentation-pino': { enabled: false },
+        // Its send spans would all take the relay loop's context; messaging.ts carries Kafka context instead.
+        '@opentelemetry/instrumentation-kafkajs': { enabled: false },
+        // Queries and commands only inside a trace: the pollers (outbox relay, deliveries, sweeper) make no traces of their own.
+        '@opentelemetry/instrumentation-pg': { requireParentSpan: true },
+        '@opentelemetry/instrumentation-ioredis': { requireParentSpan: true },
         // Server spans only when they are exported; otherwise incoming requests
         // just take their caller's context (see incoming-context.ts).
-        '@opentelemetry/instrumentation-http': { disableIncomingRequestInstrumentation: !exporting },
+        '@opentelemetry/instrumentation-http': {
+          disableIncomingRequestInstrumentation: !exporting,
+          ignoreIncomingRequestHook: (request) => OPS_PATHS.has(request.url ?? ''),
+        },
       }),
     ],
   });

@@ -18,8 +18,12 @@
  * At least once: a sender that dies mid-POST, or before its success was
  * written, leaves its lease to run out and the attempt is sent again;
  * receivers dedupe on Service-Event-Id.
+ *
+ * Traces: each attempt is a span under the context the event arrived in
+ * (kept with the event), so the POST, retries included, is in the trace of
+ * the request whose state change wrote the event (D150).
  */
-import { inTransaction, type Logger, type Pool } from '@partner-api/shared';
+import { inStoredContext, inTransaction, type ConsumedMessage, type Logger, type Pool, type TraceCarrier } from '@partner-api/shared';
 import type { ReceiverClient } from '../adapters/receiver-client';
 import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent, SucceededAttempt } from '../storage/delivery-repository';
 import type { EndpointRepository } from '../storage/endpoint-repository';
@@ -37,7 +41,7 @@ export interface DeliveryOptions {
 }
 
 /** Reads the routing fields of an event body; null for anything that is not one of our events. */
-export function parseReceivedEvent(payload: string): ReceivedEvent | null {
+export function parseReceivedEvent(payload: string, traceContext: TraceCarrier = {}): ReceivedEvent | null {
   let body: unknown;
   try {
     body = JSON.parse(payload);
@@ -49,7 +53,7 @@ export function parseReceivedEvent(payload: string): ReceivedEvent | null {
   const { id, type, organisation_id: organisationId, livemode } = event;
   if (typeof id !== 'string' || !id.startsWith('evt_') || typeof type !== 'string' || typeof livemode !== 'boolean') return null;
   if (typeof organisationId !== 'number' || !Number.isSafeInteger(organisationId)) return null;
-  return { id, type, organisationId, livemode, payload };
+  return { id, type, organisationId, livemode, payload, traceContext };
 }
 
 export class Deliveries {
@@ -77,11 +81,11 @@ export class Deliveries {
   }
 
   /** Messages of the events topic, stored and fanned out in one transaction; returns how many deliveries they scheduled. */
-  async receive(payloads: string[]): Promise<number> {
-    const events = payloads.flatMap((payload) => {
-      const event = parseReceivedEvent(payload);
+  async receive(messages: ConsumedMessage[]): Promise<number> {
+    const events = messages.flatMap(({ value, traceContext }) => {
+      const event = parseReceivedEvent(value, traceContext);
       // A message that is not an event must not stop the partition behind it.
-      if (!event) this.logger.error({ bytes: payload.length }, 'skipped a message that is not a domain event');
+      if (!event) this.logger.error({ bytes: value.length }, 'skipped a message that is not a domain event');
       return event ? [event] : [];
     });
     if (events.length === 0) return 0;
@@ -98,7 +102,13 @@ export class Deliveries {
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private attempt(delivery: ClaimedDelivery): Promise<void> {
+    const attributes = { 'webhook.event.id': delivery.event_id, 'webhook.event.type': delivery.event_type, 'webhook.endpoint.id': delivery.endpoint_id, 'webhook.attempt': delivery.attempt };
+    return inStoredContext(delivery.trace_context, `deliver ${delivery.event_type}`, attributes, (span) => this.send(delivery, span.failed));
+  }
+
+  /** Sends one attempt and records its outcome; `failed` hears why a POST was not a success. */
+  private async send(delivery: ClaimedDelivery, failed: (error: string) => void): Promise<void> {
     if (!delivery.enabled) {
       await inTransaction(this.pool, (client) => this.deliveries.cancelScheduled(client, delivery.endpoint_id));
       return;
@@ -113,6 +123,7 @@ export class Deliveries {
         .catch((error: unknown) => this.logger.error({ err: error, delivery_id: delivery.id }, 'a delivered attempt could not be recorded; it will be sent again'));
       return;
     }
+    failed(response.error ?? 'failed');
 
     await inTransaction(this.pool, async (client) => {
       // Cancelled (endpoint paused or deleted) while it was being sent: nothing more to record.

@@ -1,5 +1,5 @@
 /** Received events and delivery attempts in the webhooks schema. */
-import type { Pool, PoolClient } from '@partner-api/shared';
+import type { Pool, PoolClient, TraceCarrier } from '@partner-api/shared';
 
 export type DeliveryStatus = 'scheduled' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -32,6 +32,8 @@ export interface ClaimedDelivery {
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   payload: string;
+  /** The context the event arrived in: each attempt is traced under it. */
+  trace_context: TraceCarrier;
 }
 
 export interface ReceivedEvent {
@@ -40,6 +42,7 @@ export interface ReceivedEvent {
   type: string;
   livemode: boolean;
   payload: string;
+  traceContext: TraceCarrier;
 }
 
 export interface AttemptOutcome {
@@ -62,10 +65,17 @@ export class DeliveryRepository {
   /** Stores the events not stored yet (a re-read message, or one twice in the batch, is skipped); returns the ids it stored. */
   async storeEvents(client: PoolClient, events: ReceivedEvent[]): Promise<string[]> {
     const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO events (id, organisation_id, type, livemode, payload)
-       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::boolean[], $5::text[])
+      `INSERT INTO events (id, organisation_id, type, livemode, payload, trace_context)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::boolean[], $5::text[], $6::jsonb[])
        ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [events.map((e) => e.id), events.map((e) => e.organisationId), events.map((e) => e.type), events.map((e) => e.livemode), events.map((e) => e.payload)],
+      [
+        events.map((e) => e.id),
+        events.map((e) => e.organisationId),
+        events.map((e) => e.type),
+        events.map((e) => e.livemode),
+        events.map((e) => e.payload),
+        events.map((e) => JSON.stringify(e.traceContext)),
+      ],
     );
     return rows.map((row) => row.id);
   }
@@ -104,7 +114,7 @@ export class DeliveryRepository {
          FROM due, endpoints e, events ev
         WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
        RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt,
-                 e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, ev.payload`,
+                 e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, ev.payload, ev.trace_context`,
       [limit, leaseMs],
     );
     return rows;
