@@ -17,29 +17,36 @@ PODMAN="$ROOT/deploy/docker/podman.sh"
 
 BASE=$("$ROOT/deploy/docker/base.sh")
 
-# build NAME CONTEXT: the image localhost/partner-api-test-NAME:<recipe hash>.
+# build NAME [FILE...]: the image localhost/partner-api-test-NAME:<hash of the
+# base's name, the Containerfile and FILEs>. The context is made (by
+# context_NAME, when defined) only when the image has to be built.
 build() {
-  local name=$1 context=$2 recipe tag
-  recipe=$( { echo "$BASE"; cat "$HERE/$name/Containerfile"; (cd "$context" && find . -type f | LC_ALL=C sort | xargs sha256sum); } | sha256sum | cut -c1-16)
+  local name=$1 recipe tag context="$DATA/containers/$1"
+  shift
+  recipe=$(cat <(echo "$BASE") "$HERE/$name/Containerfile" "$@" | sha256sum | cut -c1-16)
   tag="localhost/partner-api-test-$name:$recipe"
   if ! "$PODMAN" image exists "$tag"; then
+    rm -rf "$context" && mkdir -p "$context"
+    if declare -F "context_$name" >/dev/null; then "context_$name" "$context"; fi
     say "building $tag (once per machine and recipe; output in $LOGS/containers-build.log)"
     "$PODMAN" build --layers --build-arg BASE="$BASE" -f "$HERE/$name/Containerfile" -t "$tag" "$context" \
       >>"$LOGS/containers-build.log" 2>&1 || { tail -n 30 "$LOGS/containers-build.log" >&2; die "building $tag failed"; }
+    # Earlier recipes' images of this name are not used again.
+    "$PODMAN" images --format '{{.Repository}}:{{.Tag}}' "localhost/partner-api-test-$name" | grep -vxF "$tag" |
+      xargs -r "$PODMAN" rmi >/dev/null 2>&1 || true
   fi
   echo "$tag"
 }
 
-EMPTY="$DATA/containers/empty"
-mkdir -p "$EMPTY"
-# Kafka's context: its jars (hard links into deploy/local's copy) and start.sh.
-kafka_fetch_jars
-KAFKA_CONTEXT="$DATA/containers/kafka"
-rm -rf "$KAFKA_CONTEXT" && mkdir -p "$KAFKA_CONTEXT"
-cp -al "$KAFKA_LIB" "$KAFKA_CONTEXT/lib" 2>/dev/null || cp -a "$KAFKA_LIB" "$KAFKA_CONTEXT/lib"
-rm -f "$KAFKA_CONTEXT"/lib/.pom-*
-cp "$HERE/kafka/start.sh" "$KAFKA_CONTEXT/"
+# Kafka's context: the jars of deploy/local/kafka/pom.xml (hard links to the
+# copy deploy/local/kafka.sh fetched) and start.sh.
+context_kafka() {
+  kafka_fetch_jars
+  cp -al "$KAFKA_LIB" "$1/lib" 2>/dev/null || cp -a "$KAFKA_LIB" "$1/lib"
+  rm -f "$1"/lib/.pom-*
+  cp "$HERE/kafka/start.sh" "$1/"
+}
 
-echo "POSTGRES_IMAGE=$(build postgres "$EMPTY")"
-echo "REDIS_IMAGE=$(build redis "$EMPTY")"
-echo "KAFKA_IMAGE=$(build kafka "$KAFKA_CONTEXT")"
+echo "POSTGRES_IMAGE=$(build postgres)"
+echo "REDIS_IMAGE=$(build redis)"
+echo "KAFKA_IMAGE=$(build kafka "$HERE/kafka/start.sh" "$KAFKA_POM")"
