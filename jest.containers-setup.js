@@ -58,6 +58,12 @@ async function startContainers(images, service, state, stage) {
 
   /** Ports published on 127.0.0.1 only (podman would otherwise listen on every interface). */
   class LoopbackContainer extends GenericContainer {
+    constructor(image) {
+      super(image);
+      const [key, value] = service.LABEL.split('=');
+      this.withLabels({ [key]: value });
+    }
+
     withLoopbackPort(container, host = 0) {
       this.withExposedPorts(container);
       this.hostConfig.PortBindings[`${container}/tcp`] = [{ HostIp: '127.0.0.1', HostPort: String(host) }];
