@@ -38,7 +38,7 @@ module.exports = async function startTestContainers() {
   const service = runScript('service.sh', 'start');
   stage('engine');
   // Jest runs no globalTeardown when the setup fails: undo a half-done start here.
-  const state = (globalThis.testContainers = { containers: [], stopService: service.STARTED === '1' });
+  const state = (globalThis.testContainers = { containers: [] });
   try {
     await startContainers(images, service, state, stage);
   } catch (error) {
@@ -66,7 +66,7 @@ async function startContainers(images, service, state, stage) {
 
     withLoopbackPort(container, host = 0) {
       this.withExposedPorts(container);
-      this.hostConfig.PortBindings[`${container}/tcp`] = [{ HostIp: '127.0.0.1', HostPort: String(host) }];
+      this.hostConfig.PortBindings[container] = [{ HostIp: '127.0.0.1', HostPort: String(host) }];
       return this;
     }
   }

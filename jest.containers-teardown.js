@@ -7,5 +7,7 @@ module.exports = async function stopTestContainers() {
   if (!state) return;
   globalThis.testContainers = undefined;
   await Promise.all(state.containers.map((container) => container.stop({ timeout: 5_000 })));
-  if (state.stopService) execFileSync(path.join(__dirname, 'deploy', 'containers', 'service.sh'), ['stop'], { stdio: 'inherit' });
+  // The engine is this checkout's own (one run at a time): stopped even when an
+  // interrupted run had left it going and this run reused it.
+  execFileSync(path.join(__dirname, 'deploy', 'containers', 'service.sh'), ['stop'], { stdio: 'inherit' });
 };
