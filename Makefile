@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-e2e browser test-contract chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-webhooks clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-containers test-e2e browser test-contract chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-webhooks clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -65,6 +65,14 @@ test-integration: migrate ## integration tests against real PostgreSQL, Redis an
 	@mkdir -p $(DATA)/test-results
 	$(call JEST,integration) --runInBand
 
+# The outbox and holds suites again, against PostgreSQL, Redis and Kafka that
+# testcontainers starts on podman (images built once per machine; see deploy/containers).
+CONTAINER_SUITES := services/shared/test/outbox.test.ts services/inventory/test/holds.test.ts
+
+test-containers: build ## the outbox and holds suites against servers from testcontainers (podman, local images)
+	@mkdir -p $(DATA)/test-results
+	TEST_INFRA=containers npx jest --json --outputFile=$(DATA)/test-results/containers.json --selectProjects integration --runInBand $(CONTAINER_SUITES)
+
 browser: ## Debian's Chromium for the browser tests
 	@deploy/local/browser.sh >/dev/null
 
@@ -98,7 +106,7 @@ test-k8s: build ## the chart on a real kube-apiserver for every values file, the
 	deploy/k8s/test.sh
 	deploy/docker/smoke.sh "$$(deploy/docker/image.sh)"
 
-test: lint typecheck test-unit test-integration test-e2e test-contract chart-check test-k8s ## the whole suite (what CI runs)
+test: lint typecheck test-unit test-integration test-containers test-e2e test-contract chart-check test-k8s ## the whole suite (what CI runs)
 	@node .ci/test-summary.js $(DATA)/test-results
 
 bench-gateway: up ## GET / through the gateway vs a bare node:http server (docs/benchmarks.md)

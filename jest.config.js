@@ -1,6 +1,7 @@
 /**
  * Three suites: unit (no servers), integration (real PostgreSQL, Redis,
- * Kafka from .data/infra.env or the env URLs) and e2e (the running system,
+ * Kafka from .data/infra.env or the env URLs, or from testcontainers with
+ * TEST_INFRA=containers) and e2e (the running system,
  * driven over HTTP from outside).
  */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
@@ -19,6 +20,9 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/services/*/test/**/*.test.ts'],
       setupFiles: ['<rootDir>/jest.infra-env.js'],
+      // TEST_INFRA=containers: servers from testcontainers instead of the local ones.
+      globalSetup: '<rootDir>/jest.containers-setup.js',
+      globalTeardown: '<rootDir>/jest.containers-teardown.js',
     },
     {
       ...common,
