@@ -102,5 +102,6 @@ export function redisFromEnv(env: NodeJS.ProcessEnv = process.env, options: Redi
 
 /** KEYS on every shard (tests and tools only: it walks the whole keyspace). */
 export async function keysEverywhere(client: RedisClient, pattern: string): Promise<string[]> {
+  if (isCluster(client) && client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
   return (await Promise.all(redisShards(client).map((shard) => shard.keys(pattern)))).flat();
 }
