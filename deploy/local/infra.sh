@@ -7,7 +7,9 @@
 #
 #   infra.sh up | down | status | env
 #   infra.sh start|stop postgres|redis|kafka      one server (crash tests)
-#   infra.sh kill redis                           SIGKILL, for crash tests
+#   infra.sh kill redis [PORT]                    SIGKILL, for crash tests (a cluster: one shard)
+#
+# REDIS_CLUSTER=3 makes Redis a 3-master Redis Cluster (see redis.sh).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +25,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ENV_FILE="$DATA/infra.env"
 
 usage() {
-  say "usage: $0 up|down|status|env | start|stop postgres|redis|kafka | kill redis"
+  say "usage: $0 up|down|status|env | start|stop postgres|redis|kafka | kill redis [PORT]"
   exit 2
 }
 
@@ -101,7 +103,7 @@ case "${1:-}" in
   kill)
     [[ "${2:-}" == redis ]] || { say "only 'kill redis' is supported"; usage; }
     lock
-    redis_kill
+    redis_kill "${3:-}"
     ;;
   *) usage ;;
 esac

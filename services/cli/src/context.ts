@@ -1,5 +1,4 @@
 /** What every command needs: configuration, a logger and per-schema pools, closed at the end. */
-import { Redis } from 'ioredis';
 import { z } from 'zod';
 import {
   createLogger,
@@ -8,6 +7,9 @@ import {
   databaseEnv,
   gen,
   redisEnv,
+  createRedis,
+  parseRedisTarget,
+  type RedisClient,
   loadConfig,
   localGrpcAddress,
   randomBase62,
@@ -32,7 +34,7 @@ export class CliContext {
   readonly logger = createLogger('partnerctl', this.config.LOG_LEVEL);
   private readonly pools = new Map<string, Pool>();
   private inventoryClient: InventoryClient | undefined;
-  private redisClient: Redis | undefined;
+  private redisClient: RedisClient | undefined;
   private ordersClient: OrdersClient | undefined;
   private webhooksClient: WebhooksClient | undefined;
 
@@ -46,8 +48,8 @@ export class CliContext {
     return this.webhooksClient;
   }
 
-  get redis(): Redis {
-    this.redisClient ??= new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: 2 });
+  get redis(): RedisClient {
+    this.redisClient ??= createRedis(parseRedisTarget(this.config.REDIS_URL, this.config.REDIS_CLUSTER_NODES), { connection: { maxRetriesPerRequest: 2 } });
     return this.redisClient;
   }
 

@@ -17,7 +17,7 @@ export interface RunningGateway {
 export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
   const runtime = new ServiceRuntime('gateway', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
-  const redis = runtime.redis(config.REDIS_URL);
+  const redis = runtime.redis(config);
   const clients = createServiceClients({
     inventory: config.INVENTORY_GRPC_ADDR,
     orders: config.ORDERS_GRPC_ADDR,

@@ -6,8 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { Redis } from 'ioredis';
-import { createLogger, createPool, randomBase62 } from '@partner-api/shared';
+import { createLogger, createPool, randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
 import {
   authenticate,
   errorHandler,
@@ -25,7 +24,7 @@ import {
 const logger = createLogger('idempotency-test', 'silent');
 let server: http.Server;
 let baseUrl: string;
-let redis: Redis;
+let redis: RedisClient;
 let pool: ReturnType<typeof createPool>;
 let apiKey: string;
 let otherApiKey: string;
@@ -33,7 +32,7 @@ let runs = 0;
 let failNext = false;
 
 beforeAll(async () => {
-  redis = new Redis(process.env.REDIS_URL!);
+  redis = redisFromEnv();
   pool = createPool({ url: process.env.DATABASE_URL!, schema: 'gateway', max: 2 });
   const keys = new KeyRepository(pool);
   const admin = new KeyAdmin(keys);

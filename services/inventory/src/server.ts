@@ -16,7 +16,7 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const runtime = new ServiceRuntime('inventory', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   await runtime.outboxRelay(pool, config);
-  const { redis, gate } = inventoryRedis(runtime, config.REDIS_URL);
+  const { redis, gate } = inventoryRedis(runtime, config);
   const repository = new CatalogRepository(pool);
   const book = new HoldBook(redis, gate);
   const stock = new StockStore(redis, repository, book, gate);

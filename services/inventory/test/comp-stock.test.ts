@@ -5,8 +5,7 @@
  * after a Redis loss stay exact across both (D56, D60).
  */
 import { Pool } from 'pg';
-import { Redis } from 'ioredis';
-import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime } from '@partner-api/shared';
+import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime, redisFromEnv, type RedisClient, keysEverywhere } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
 
 const ctx: RequestContext = { organisationId: 545454, mode: 'live', keyId: 1, requestId: 'it' };
@@ -14,13 +13,13 @@ const testCtx: RequestContext = { ...ctx, mode: 'test' };
 let inventory: ServiceRuntime;
 let client: ReturnType<typeof createServiceClient<(typeof gen.inventory.InventoryService)['method']>>;
 let db: Pool;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   inventory = await startInventory(loadInventoryConfig({ ...process.env, GRPC_PORT: '0', OPS_PORT: '0' }), createLogger('it', 'silent'));
   client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);
   db = new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=inventory', max: 2 });
-  redis = new Redis(process.env.REDIS_URL!);
+  redis = redisFromEnv();
 }, 60_000);
 
 afterAll(async () => {
@@ -145,7 +144,7 @@ describe('returning comp stock', () => {
 
 describe('counters rebuilt after a Redis loss', () => {
   const dropEvent = async (eventId: bigint) => {
-    const keys = await redis.keys(`{ev:${eventId}}:*`);
+    const keys = await keysEverywhere(redis, `{ev:${eventId}}:*`);
     if (keys.length > 0) await redis.del(...keys);
   };
 

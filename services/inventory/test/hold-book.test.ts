@@ -1,9 +1,8 @@
-import { Redis } from 'ioredis';
-import { randomBase62 } from '@partner-api/shared';
+import { randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
 import { HoldBook, lowStockThreshold, type HoldOutcome } from '../src/storage/hold-book';
 import { availabilityKey } from '../src/storage/stock-store';
 
-let redis: Redis;
+let redis: RedisClient;
 let book: HoldBook;
 const IN_15_MIN = () => new Date(Date.now() + 15 * 60_000);
 
@@ -17,7 +16,7 @@ const left = async (eventId: string, poolId: string) => Number(await redis.get(a
 const line = (poolId: string, quantity: number, threshold = 5) => ({ poolId, quantity, threshold });
 
 beforeAll(() => {
-  redis = new Redis(process.env.REDIS_URL!);
+  redis = redisFromEnv();
   book = new HoldBook(redis);
 });
 afterAll(() => redis.quit());

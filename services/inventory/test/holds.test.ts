@@ -3,8 +3,7 @@
  * service (gRPC, PostgreSQL, Redis), on an event each test creates.
  */
 import { Pool } from 'pg';
-import { Redis } from 'ioredis';
-import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime } from '@partner-api/shared';
+import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime, redisFromEnv, type RedisClient, keysEverywhere } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
 
 const ctx: RequestContext = { organisationId: 535353, mode: 'live', keyId: 1, requestId: 'it' };
@@ -12,7 +11,7 @@ const testCtx: RequestContext = { ...ctx, mode: 'test' };
 let inventory: ServiceRuntime;
 let client: ReturnType<typeof createServiceClient<(typeof gen.inventory.InventoryService)['method']>>;
 let db: Pool;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   inventory = await startInventory(
@@ -21,7 +20,7 @@ beforeAll(async () => {
   );
   client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);
   db = new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=inventory', max: 2 });
-  redis = new Redis(process.env.REDIS_URL!);
+  redis = redisFromEnv();
 }, 60_000);
 
 afterAll(async () => {
@@ -136,7 +135,7 @@ describe('releasing, selling and expiring', () => {
     await hold(slug, typeId, 3);
     expect(await available(slug)).toBe(12);
     // Redis loses everything it knew about the event.
-    const keys = await redis.keys(`{ev:${eventId}}:*`);
+    const keys = await keysEverywhere(redis, `{ev:${eventId}}:*`);
     await redis.del(...keys);
     expect(await available(slug)).toBe(20 - 5 - 3);
     await hold(slug, typeId, 12);

@@ -6,27 +6,59 @@
  * and killing its connections touches nothing else on the server.
  */
 import { Pool } from 'pg';
-import { Redis } from 'ioredis';
-import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime } from '@partner-api/shared';
+import type { Redis } from 'ioredis';
+import {
+  createLogger,
+  createServiceClient,
+  gen,
+  isCluster,
+  keysEverywhere,
+  randomBase62,
+  redisFromEnv,
+  redisShards,
+  shardKey,
+  shardOf,
+  type RedisClient,
+  type RequestContext,
+  type ServiceRuntime,
+} from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
 import { HoldBook } from '../src/storage/hold-book';
 import { availabilityKey, StockStore } from '../src/storage/stock-store';
 
 const DB = 11;
 const ctx: RequestContext = { organisationId: 535354, mode: 'live', keyId: 1, requestId: 'it' };
+// A cluster has database 0 only: the suite then owns the whole cluster (make test-redis-cluster).
+const clustered = /\+cluster:/.test(process.env.REDIS_URL ?? '') || Boolean(process.env.REDIS_CLUSTER_NODES);
 const redisUrl = () => {
+  if (clustered) return process.env.REDIS_URL!;
   const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:56379');
   url.pathname = `/${DB}`;
   return url.toString();
 };
+/** The connection of the shard that keeps an event (the one Redis when not a cluster). */
+const shardOfEvent = (eventId: string): Redis => {
+  if (!isCluster(redis)) return redis;
+  const key = shardOf(redis, `{ev:${eventId}}`);
+  return redisShards(redis).find((shard) => shardKey(shard) === key)!;
+};
+/** The run key the gate keeps on that shard (a hash tag of the shard's own in a cluster). */
+async function runKeyOf(shard: Redis): Promise<string> {
+  if (!isCluster(redis)) return 'inventory:redis-run';
+  const keys = await shard.keys('inventory:redis-run:{*');
+  expect(keys).toHaveLength(1);
+  return keys[0]!;
+}
+const flushAll = () => Promise.all(redisShards(redis).map((shard) => shard.flushdb()));
 let inventory: ServiceRuntime;
 let client: ReturnType<typeof createServiceClient<(typeof gen.inventory.InventoryService)['method']>>;
 let db: Pool;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
-  redis = new Redis(redisUrl());
-  await redis.flushdb();
+  redis = redisFromEnv({ ...process.env, REDIS_URL: redisUrl() });
+  await keysEverywhere(redis, 'nothing'); // connected, slot table known
+  await flushAll();
   inventory = await startInventory(
     loadInventoryConfig({ ...process.env, REDIS_URL: redisUrl(), GRPC_PORT: '0', OPS_PORT: '0', HOLD_SWEEP_INTERVAL_MS: '200' }),
     createLogger('it', 'silent'),
@@ -39,7 +71,7 @@ afterAll(async () => {
   client.close();
   await inventory.stop();
   await db.end();
-  await redis.flushdb();
+  await flushAll();
   await redis.quit();
 });
 
@@ -81,7 +113,7 @@ describe('Redis losing its data', () => {
     await hold(slug, typeId, 4, { id: lapsing, ttl: 2 });
     await hold(slug, typeId, 3, { id: kept });
     // Redis forgets everything about the event, holds included.
-    await redis.del(...(await redis.keys(`{ev:${eventId}}:*`)));
+    await redis.del(...(await keysEverywhere(redis, `{ev:${eventId}}:*`)));
     expect(await available(slug)).toBe(3);
     await eventually('the lapsed hold to be released', () => holdState(lapsing), (state) => state === 'released');
     expect(await eventually('its tickets to come back', () => available(slug), (left) => left === 7)).toBe(7);
@@ -96,7 +128,7 @@ describe('Redis losing its data', () => {
     const { slug, eventId, poolId, typeId } = await onSaleEvent(10);
     const first = randomBase62(16);
     await hold(slug, typeId, 2, { id: first });
-    await redis.del(...(await redis.keys(`{ev:${eventId}}:*`)));
+    await redis.del(...(await keysEverywhere(redis, `{ev:${eventId}}:*`)));
     // A hold recorded in PostgreSQL whose take in Redis is still to come, when the counter is rebuilt.
     const inFlight = randomBase62(16);
     await db.query(
@@ -140,30 +172,35 @@ describe('Redis coming back with an old copy of its data', () => {
     expect(await available(slug)).toBe(6);
 
     // What an append-only file or a promoted replica could bring back: a counter from before the hold, and another run's marker.
+    const shard = shardOfEvent(eventId);
+    const runKey = await runKeyOf(shard);
+    const wipeKey = runKey.replace('inventory:redis-run', 'inventory:redis-run:wipe');
     await redis.set(`{ev:${eventId}}:avail:${poolId}`, '10');
-    await redis.set('inventory:redis-run', 'an-earlier-run');
+    await shard.set(runKey, 'an-earlier-run');
     // Someone else is dropping the stale keys (we hold their lock for now).
-    await redis.set('inventory:redis-run:wipe', 'another-process', 'PX', 60_000);
+    await shard.set(wipeKey, 'another-process', 'PX', 60_000);
     // The inventory's connection drops (as in a restart) and reconnects to the "restored" data.
-    const clients = (await redis.client('LIST')) as string;
-    const mine = String(await redis.client('ID'));
+    const clients = (await shard.client('LIST')) as string;
+    const mine = String(await shard.client('ID'));
     const theirs = clients
       .split('\n')
-      .filter((line) => line.includes(` db=${DB} `) && !line.startsWith(`id=${mine} `))
+      .filter((line) => line.includes(` db=${clustered ? 0 : DB} `) && !line.startsWith(`id=${mine} `))
       .map((line) => /^id=(\d+)/.exec(line)![1]!);
     expect(theirs.length).toBeGreaterThan(0);
-    for (const id of theirs) await redis.client('KILL', 'ID', id);
+    for (const id of theirs) await shard.client('KILL', 'ID', id);
 
-    // Until the stale keys are gone: not ready, and no hold is taken on the old counter.
+    // Until the stale keys are gone: no hold is taken on the old counter. One Redis: not ready.
+    // A cluster: only this shard is closed; inventory stays ready for the events on the others.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await inventory.lifecycle.readiness()).toEqual({ ready: false, failing: ['redis'] });
+    expect(await inventory.lifecycle.readiness()).toEqual(clustered ? { ready: true, failing: [] } : { ready: false, failing: ['redis'] });
     await expect(hold(slug, typeId, 5)).rejects.toMatchObject({ code: 'hold_failed' });
     await expect(client.listTicketTypes({ eventIdOrSlug: slug }, ctx)).rejects.toBeDefined();
-    await redis.del('inventory:redis-run:wipe');
+    await shard.del(wipeKey);
 
-    expect(await eventually('the inventory to verify Redis again', () => inventory.lifecycle.readiness(), (readiness) => readiness.ready)).toEqual({ ready: true, failing: [] });
-    const runId = /run_id:(\w+)/.exec(await redis.info('server'))![1];
-    expect(await redis.get('inventory:redis-run')).toBe(runId);
+    expect(await eventually('the inventory to verify Redis again', () => available(slug), (left) => left === 6)).toBe(6);
+    expect(await inventory.lifecycle.readiness()).toEqual({ ready: true, failing: [] });
+    const runId = /run_id:(\w+)/.exec(await shard.info('server'))![1];
+    expect(await shard.get(runKey)).toBe(runId);
     expect(await available(slug)).toBe(6);
     await expect(hold(slug, typeId, 7)).rejects.toMatchObject({ code: 'exceeds_availability' });
     await hold(slug, typeId, 6);

@@ -3,6 +3,7 @@
  * process with a bad setting fails fast with every problem listed.
  */
 import { z } from 'zod';
+import { parseRedisTarget } from './redis';
 
 export const booleanFromEnv = z
   .enum(['true', 'false', '1', '0'])
@@ -24,8 +25,26 @@ export const databaseEnv = z.object({
 });
 
 export const redisEnv = z.object({
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:56379'),
+  /** One Redis (`redis://host:port/db`) or a cluster (`redis+cluster://host:port,host:port`); see redis.ts. */
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:56379')
+    .refine((url) => isRedisTarget(url), 'must be redis://, rediss://, redis+cluster://host:port,… or rediss+cluster://…'),
+  /** `host:port,host:port`: seed nodes of a cluster (REDIS_URL then gives only password and TLS). */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d{1,5}(\s*,\s*[^\s,:]+:\d{1,5})*\s*$/, 'must be host:port,host:port')
+    .optional(),
 });
+
+function isRedisTarget(url: string): boolean {
+  try {
+    parseRedisTarget(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export const kafkaEnv = z.object({
   KAFKA_BROKERS: z

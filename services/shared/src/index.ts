@@ -15,3 +15,4 @@ export * from './runtime';
 export * from './format';
 export * from './keyset';
 export { currentTraceCarrier, inStoredContext, type SpanOutcome, type TraceCarrier } from './telemetry/messaging';
+export * from './redis';

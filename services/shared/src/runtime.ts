@@ -8,7 +8,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type * as grpc from '@grpc/grpc-js';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
-import { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
 import { createPool } from './db';
@@ -25,6 +24,7 @@ export interface ConsumedMessage {
   value: string;
   traceContext: TraceCarrier;
 }
+import { createRedis, parseRedisTarget, type RedisClient } from './redis';
 
 export interface RuntimeConfig {
   BIND_HOST: string;
@@ -60,8 +60,11 @@ export class ServiceRuntime {
     return pool;
   }
 
-  redis(url: string): Redis {
-    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
+  /** The shared Redis client (one Redis or a cluster, see redis.ts), registered for readiness and close. */
+  redis(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: string | undefined }): RedisClient {
+    const redis = createRedis(parseRedisTarget(config.REDIS_URL, config.REDIS_CLUSTER_NODES), {
+      connection: { maxRetriesPerRequest: 2, enableAutoPipelining: true },
+    });
     redis.on('error', (error) => this.logger.warn({ err: error }, 'redis connection error'));
     this.lifecycle.onShutdown('redis', async () => {
       await redis.quit().catch(() => redis.disconnect());

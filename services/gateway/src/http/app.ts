@@ -4,8 +4,7 @@
  * rate limit → routes (scope check, validation, one gRPC call) → errors.
  */
 import express, { type Express } from 'express';
-import type { Logger } from '@partner-api/shared';
-import type { Redis } from 'ioredis';
+import type { Logger, RedisClient } from '@partner-api/shared';
 import { KeyResolver } from '../domain/key-resolver';
 import { IdempotencyStore } from '../storage/idempotency-store';
 import { KeyAdmission } from '../storage/key-admission';
@@ -26,7 +25,7 @@ import type { ServiceClients } from './service-clients';
 export interface AppDependencies {
   logger: Logger;
   keys: KeyRepository;
-  redis: Redis;
+  redis: RedisClient;
   clients: ServiceClients;
   publicBaseUrl: string;
   docsBaseUrl: string;

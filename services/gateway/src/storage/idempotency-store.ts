@@ -4,7 +4,7 @@
  * the finished response for 24 hours. A process that dies mid-request
  * leaves only the marker, which expires, so a retry then runs again.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@partner-api/shared';
 
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
 /** Longer than any request may run (the gateway's gRPC deadline is 10 s). */
@@ -23,7 +23,7 @@ export type IdempotencyRecord =
 
 export class IdempotencyStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly runningMarkerMs = RUNNING_MARKER_MS,
   ) {}
 

@@ -17,7 +17,7 @@
  * keys never write to Redis.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@partner-api/shared';
 
 /** The version of a key Redis has none for: never current. */
 export const NO_VERSION = '';
@@ -51,7 +51,7 @@ export class KeyAdmission {
   private readonly commands: AdmissionCommands;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly clock: () => number = Date.now,
   ) {
     redis.defineCommand('admitKey', { numberOfKeys: 2, lua: ADMIT_SCRIPT });

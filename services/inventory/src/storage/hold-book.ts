@@ -19,7 +19,7 @@
  * or reached zero, so `ticket_type.low_inventory` and `event.sold_out` can
  * fire exactly once per crossing.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@partner-api/shared';
 import { availabilityKey } from './stock-store';
 
 // KEYS: 1 hold record, 2 expiry index, 3.. pool counters.
@@ -93,8 +93,10 @@ interface HoldCommands {
 
 /** Passed before every command: throws while Redis is not to be used (see redis-gate.ts). */
 export interface StockGate {
-  check(): void;
-  readonly isOpen: boolean;
+  /** With an event: its shard; without: some shard (the event's own check follows). */
+  check(eventId?: string): void;
+  /** Some shard can be used (the sweeper then tries; holds on a closed shard wait). */
+  readonly anyOpen: boolean;
 }
 
 /** A hold PostgreSQL still calls live, as the restore script writes it back. */
@@ -132,7 +134,7 @@ export class HoldBook {
   private readonly commands: HoldCommands;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly gate?: StockGate,
   ) {
     redis.defineCommand('holdStock', { lua: HOLD });
@@ -144,17 +146,17 @@ export class HoldBook {
   }
 
   /** Throws while Redis may not be used; callers ask before changing PostgreSQL. */
-  assertUsable(): void {
-    this.gate?.check();
+  assertUsable(eventId?: string): void {
+    this.gate?.check(eventId);
   }
 
   get usable(): boolean {
-    return this.gate?.isOpen ?? true;
+    return this.gate?.anyOpen ?? true;
   }
 
   /** Holds every pool's quantity or nothing. Two lines on one pool must be merged by the caller. */
   async hold(eventId: string, holdId: string, pools: PoolQuantity[], expiresAt: Date): Promise<HoldOutcome> {
-    this.assertUsable();
+    this.assertUsable(eventId);
     if (new Set(pools.map((pool) => pool.poolId)).size !== pools.length) throw new Error('pools must be merged before holding');
     const record: HoldRecord = { pools: pools.map(({ poolId, quantity }) => ({ poolId, quantity })) };
     const keys = [holdKey(eventId, holdId), expiryKey(eventId), ...pools.map((pool) => availabilityKey(eventId, pool.poolId))];
@@ -181,7 +183,7 @@ export class HoldBook {
 
   /** Returns the hold's tickets to stock; false when there was no such hold (already released or committed). */
   async release(eventId: string, holdId: string): Promise<boolean> {
-    this.assertUsable();
+    this.assertUsable(eventId);
     const record = await this.redis.get(holdKey(eventId, holdId));
     if (!record) return false;
     const { pools } = JSON.parse(record) as HoldRecord;
@@ -191,7 +193,7 @@ export class HoldBook {
 
   /** The hold becomes a sale: its tickets stay out of stock. False when there was no such hold. */
   async commit(eventId: string, holdId: string): Promise<boolean> {
-    this.assertUsable();
+    this.assertUsable(eventId);
     return (await this.commands.commitHold(2, holdKey(eventId, holdId), expiryKey(eventId), holdId)) === 1;
   }
 
@@ -202,7 +204,7 @@ export class HoldBook {
    * from PostgreSQL writes the record back instead.
    */
   async reinstate(eventId: string, holdId: string, pools: Array<{ poolId: string; quantity: number }>, expiresAt: Date): Promise<boolean> {
-    this.assertUsable();
+    this.assertUsable(eventId);
     const record: HoldRecord = { pools };
     const keys = [holdKey(eventId, holdId), expiryKey(eventId), ...pools.map((pool) => availabilityKey(eventId, pool.poolId))];
     return (await this.commands.reinstateHold(keys.length, ...keys, holdId, expiresAt.getTime(), JSON.stringify(record))) === 1;
@@ -214,7 +216,7 @@ export class HoldBook {
    * step. False when the counter exists: someone rebuilt it first.
    */
   async restore(eventId: string, poolId: string, available: number, holds: RestoredHold[]): Promise<boolean> {
-    this.assertUsable();
+    this.assertUsable(eventId);
     const keys = [availabilityKey(eventId, poolId), expiryKey(eventId), ...holds.map((hold) => holdKey(eventId, hold.id))];
     const args = [available, ...holds.flatMap((hold) => [hold.id, hold.expiresAt, JSON.stringify({ pools: hold.pools } satisfies HoldRecord)])];
     return (await this.commands.restoreStock(keys.length, ...keys, ...args)) === 1;
@@ -222,7 +224,7 @@ export class HoldBook {
 
   /** Holds of an event whose time has passed, for the sweeper. */
   async expired(eventId: string, now: Date, limit = 500): Promise<string[]> {
-    this.assertUsable();
+    this.assertUsable(eventId);
     return this.redis.zrangebyscore(expiryKey(eventId), 0, now.getTime(), 'LIMIT', 0, limit);
   }
 }

@@ -16,16 +16,25 @@
  * every inventory key (`{ev:*`) before any process uses the stock again.
  * While the gate is closed stock operations fail at once (`hold_failed`),
  * nothing is queued for later, and /readyz reports `redis` failing.
+ *
+ * On a Redis Cluster the same check runs per shard (per master): each
+ * keeps its own run key, in a slot it owns, and one shard that drops its
+ * connection or restarts closes only the events whose `{ev:<id>}` slot it
+ * serves, until it is verified again (its counters are then rebuilt from
+ * PostgreSQL on first use). /readyz fails only while no shard is open.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import type { Logger, ServiceRuntime } from '@partner-api/shared';
+import type { Redis } from 'ioredis';
+import { createRedis, isCluster, parseRedisTarget, shardKey, shardOf, type Logger, type RedisClient, type ServiceRuntime } from '@partner-api/shared';
+import type { StockGate } from './hold-book';
 
-/** The Redis run our keys belong to. */
+/** The Redis run our keys belong to (one Redis; a cluster shard adds a hash tag it owns). */
 export const REDIS_RUN_KEY = 'inventory:redis-run';
 const WIPE_LOCK_KEY = 'inventory:redis-run:wipe';
 /** Every inventory key carries its event's hash tag. */
 const INVENTORY_KEYS = '{ev:*';
+/** The shard of one Redis (not a cluster). */
+const SINGLE = 'single';
 
 // KEYS[1] = run key; ARGV[1] = this run's id.
 const ADOPT = `
@@ -49,89 +58,154 @@ export interface GateOptions {
   retryMs?: number;
 }
 
-export class RedisGate {
-  private open = false;
+interface Shard {
+  open: boolean;
+  /** Bumped on every lost connection: a verification of an older connection never opens the shard. */
+  connection: number;
+}
+
+export class RedisGate implements StockGate {
+  private readonly shards = new Map<string, Shard>();
   private stopped = false;
-  /** Bumped on every lost connection: a verification of an older connection never opens the gate. */
-  private connection = 0;
   private readonly wipeLockMs: number;
   private readonly retryMs: number;
+  private readonly nudge: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly logger: Logger,
     options: GateOptions = {},
   ) {
     this.wipeLockMs = options.wipeLockMs ?? 30_000;
     this.retryMs = options.retryMs ?? 200;
-    redis.on('close', () => {
-      if (this.open && !this.stopped) this.logger.warn('redis connection lost: stock operations refused until it is back and verified');
-      this.open = false;
-      this.connection += 1;
-    });
-    redis.on('ready', () => void this.verify(this.connection));
-    if (redis.status === 'ready') void this.verify(this.connection);
+    if (isCluster(redis)) {
+      // A cluster makes a new connection per shard after one is lost, and only
+      // on demand: watch each, and connect those of closed shards ourselves
+      // (nothing else would, the gate refusing their events).
+      redis.on('+node', (node: Redis) => this.watch(node, shardKey(node)));
+      for (const node of redis.nodes('all')) this.watch(node, shardKey(node));
+      this.nudge = setInterval(() => {
+        for (const node of redis.nodes('master')) if (node.status === 'wait' && !this.shard(shardKey(node)).open) node.connect().catch(() => undefined);
+      }, this.retryMs);
+      this.nudge.unref();
+    } else {
+      this.watch(redis, SINGLE);
+    }
   }
 
+  /** True while every shard is connected and verified. */
   get isOpen(): boolean {
-    return this.open;
+    return this.shards.size > 0 && [...this.shards.values()].every((shard) => shard.open) && !this.stopped;
+  }
+
+  /** True while at least one shard is (readiness: some events can be sold). */
+  get anyOpen(): boolean {
+    return [...this.shards.values()].some((shard) => shard.open) && !this.stopped;
   }
 
   /** Closes the gate for good (the process is shutting down). */
   stop(): void {
     this.stopped = true;
-    this.open = false;
-    this.connection += 1;
+    if (this.nudge) clearInterval(this.nudge);
+    for (const shard of this.shards.values()) {
+      shard.open = false;
+      shard.connection += 1;
+    }
   }
 
-  /** Throws unless Redis is connected and its data verified for this run. */
-  check(): void {
-    if (!this.open) throw new RedisUnavailableError('Redis is not connected, or its data is not verified yet');
+  /**
+   * Throws unless the shard of `eventId` is connected and its data verified
+   * for this run; without an event, unless some shard is (the event's own
+   * check follows when its keys are touched).
+   */
+  check(eventId?: string): void {
+    if (eventId === undefined ? this.anyOpen : this.isOpenFor(eventId)) return;
+    throw new RedisUnavailableError(
+      eventId === undefined ? 'Redis is not connected, or its data is not verified yet' : `the Redis shard of event ${eventId} is not connected, or its data is not verified yet`,
+    );
   }
 
-  /** Resolves once the gate is open; rejects after `timeoutMs`. */
+  isOpenFor(eventId: string): boolean {
+    if (this.stopped) return false;
+    const key = isCluster(this.redis) ? shardOf(this.redis, `{ev:${eventId}}`) : SINGLE;
+    return key !== undefined && this.shards.get(key)?.open === true;
+  }
+
+  /** Resolves once every shard is open; rejects after `timeoutMs`. */
   async whenOpen(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (!this.open) {
+    while (!this.isOpen || (isCluster(this.redis) && this.shards.size < this.redis.nodes('master').length)) {
       if (Date.now() > deadline) throw new RedisUnavailableError(`Redis was not verified within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
-  private async verify(connection: number): Promise<void> {
-    while (connection === this.connection && !this.stopped && this.redis.status === 'ready') {
+  private shard(key: string): Shard {
+    let shard = this.shards.get(key);
+    if (!shard) this.shards.set(key, (shard = { open: false, connection: 0 }));
+    return shard;
+  }
+
+  private watch(node: Redis, key: string): void {
+    const shard = this.shard(key);
+    node.on('close', () => {
+      if (shard.open && !this.stopped) this.logger.warn({ shard: key }, 'redis connection lost: stock operations on it refused until it is back and verified');
+      shard.open = false;
+      shard.connection += 1;
+    });
+    node.on('ready', () => void this.verify(node, key, shard.connection));
+    if (node.status === 'ready') void this.verify(node, key, shard.connection);
+  }
+
+  /** The run key and wipe lock of a shard: in a slot it serves (a hash tag found by trying). */
+  private shardKeys(key: string): { run: string; wipe: string } | undefined {
+    if (!isCluster(this.redis)) return { run: REDIS_RUN_KEY, wipe: WIPE_LOCK_KEY };
+    for (let tag = 0; tag < 100_000; tag += 1) {
+      const run = `${REDIS_RUN_KEY}:{${tag}}`;
+      if (shardOf(this.redis, run) === key) return { run, wipe: `${WIPE_LOCK_KEY}:{${tag}}` };
+    }
+    return undefined; // the slot table does not list this node as a master (yet)
+  }
+
+  private async verify(node: Redis, key: string, connection: number): Promise<void> {
+    const shard = this.shard(key);
+    while (connection === shard.connection && !this.stopped && node.status === 'ready') {
       try {
-        const runId = /run_id:(\w+)/.exec(await this.redis.info('server'))?.[1];
+        const keys = this.shardKeys(key);
+        if (!keys) throw new Error(`no slot of ${key} in the cluster's slot table`);
+        const runId = /run_id:(\w+)/.exec(await node.info('server'))?.[1];
         if (!runId) throw new Error('INFO server reported no run_id');
-        const verdict = (await this.redis.eval(ADOPT, 1, REDIS_RUN_KEY, runId)) as 'adopted' | 'current' | 'stale';
-        if (verdict === 'stale' && !(await this.dropStaleKeys(runId, connection))) return;
-        if (connection !== this.connection || this.stopped) return;
-        this.open = true;
-        this.logger.info({ runId, verdict }, 'redis verified: stock operations open');
+        const verdict = (await node.eval(ADOPT, 1, keys.run, runId)) as 'adopted' | 'current' | 'stale';
+        if (verdict === 'stale' && !(await this.dropStaleKeys(node, shard, keys, runId, connection))) return;
+        if (connection !== shard.connection || this.stopped) return;
+        shard.open = true;
+        this.logger.info({ shard: key, runId, verdict }, 'redis verified: stock operations open');
         return;
       } catch (error) {
-        this.logger.warn({ err: error }, 'could not verify the redis run; retrying');
+        this.logger.warn({ err: error, shard: key }, 'could not verify the redis run; retrying');
         await new Promise((resolve) => setTimeout(resolve, this.retryMs));
       }
     }
   }
 
-  /** One process drops every inventory key of the earlier run; the others wait for it. False if the connection was lost meanwhile. */
-  private async dropStaleKeys(runId: string, connection: number): Promise<boolean> {
+  /** One process drops every inventory key of the earlier run on this shard; the others wait for it. False if the connection was lost meanwhile. */
+  private async dropStaleKeys(node: Redis, shard: Shard, keys: { run: string; wipe: string }, runId: string, connection: number): Promise<boolean> {
     for (;;) {
-      if (connection !== this.connection) return false;
-      if ((await this.redis.get(REDIS_RUN_KEY)) === runId) return true;
+      if (connection !== shard.connection) return false;
+      if ((await node.get(keys.run)) === runId) return true;
       const token = randomUUID();
-      if ((await this.redis.set(WIPE_LOCK_KEY, token, 'PX', this.wipeLockMs, 'NX')) === 'OK') {
+      if ((await node.set(keys.wipe, token, 'PX', this.wipeLockMs, 'NX')) === 'OK') {
         let cursor = '0';
         let dropped = 0;
         do {
-          const [next, keys] = await this.redis.scan(cursor, 'MATCH', INVENTORY_KEYS, 'COUNT', 1000);
-          if (keys.length > 0) dropped += await this.redis.unlink(...keys);
+          const [next, found] = await node.scan(cursor, 'MATCH', INVENTORY_KEYS, 'COUNT', 1000);
+          // One key per UNLINK: in a cluster the keys of one batch span slots.
+          const results = found.length > 0 ? await node.pipeline(found.map((name) => ['unlink', name])).exec() : [];
+          dropped += (results ?? []).reduce((sum, [, count]) => sum + Number(count ?? 0), 0);
           cursor = next;
         } while (cursor !== '0');
-        await this.redis.set(REDIS_RUN_KEY, runId);
-        await this.redis.eval(UNLOCK, 1, WIPE_LOCK_KEY, token);
+        await node.set(keys.run, runId);
+        await node.eval(UNLOCK, 1, keys.wipe, token);
         this.logger.warn({ runId, dropped }, 'redis came back with data from an earlier run: dropped every inventory key; counters and holds are rebuilt from PostgreSQL');
         return true;
       }
@@ -141,18 +215,23 @@ export class RedisGate {
 }
 
 /**
- * The inventory's own Redis client: nothing waits in an offline queue and
- * nothing is re-sent after a reconnect (either could run a hold before the
- * new run is verified); a command gets no answer for 5 s → it fails.
- * Registered for readiness (the gate must be open) and orderly close.
+ * The inventory's own Redis client (one Redis or a cluster): nothing waits
+ * in an offline queue and nothing is re-sent after a reconnect or a lost
+ * shard (either could run a hold before the new run is verified); a
+ * command gets no answer for 5 s → it fails. Registered for readiness
+ * (some shard's gate must be open) and orderly close.
  */
-export function inventoryRedis(runtime: ServiceRuntime, url: string): { redis: Redis; gate: RedisGate } {
-  const redis = new Redis(url, {
-    enableAutoPipelining: true,
-    enableOfflineQueue: false,
-    autoResendUnfulfilledCommands: false,
-    commandTimeout: 5_000,
-    maxRetriesPerRequest: 2,
+export function inventoryRedis(runtime: ServiceRuntime, config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: string | undefined }): { redis: RedisClient; gate: RedisGate } {
+  const redis = createRedis(parseRedisTarget(config.REDIS_URL, config.REDIS_CLUSTER_NODES), {
+    connection: {
+      enableAutoPipelining: true,
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: 5_000,
+      maxRetriesPerRequest: 2,
+    },
+    // A command lost with its shard's connection fails; it is not sent again once the shard is back.
+    cluster: { retryDelayOnFailover: 0, retryDelayOnClusterDown: 0, retryDelayOnTryAgain: 0, slotsRefreshInterval: 1_000 },
   });
   redis.on('error', (error) => runtime.logger.warn({ err: error }, 'redis connection error'));
   const gate = new RedisGate(redis, runtime.logger);
@@ -162,7 +241,7 @@ export function inventoryRedis(runtime: ServiceRuntime, url: string): { redis: R
   });
   runtime.lifecycle.addReadinessCheck('redis', async () => {
     gate.check();
-    await redis.ping();
+    if (!isCluster(redis)) await redis.ping();
   });
   return { redis, gate };
 }

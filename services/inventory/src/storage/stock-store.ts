@@ -8,7 +8,7 @@
  * it is released and a hold whose take was in flight is not taken twice.
  * Concurrent rebuilders agree: only the first restore of a counter writes.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@partner-api/shared';
 import type { PoolRow } from './catalog-repository';
 import type { HoldBook, RestoredHold, StockGate } from './hold-book';
 
@@ -41,7 +41,7 @@ export class StockStore {
   private readonly rebuilding = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly durable: DurableStock,
     private readonly book: HoldBook,
     private readonly gate?: StockGate,
@@ -49,7 +49,7 @@ export class StockStore {
 
   /** Available tickets per pool id; null for uncapped pools. */
   async availability(pools: PoolRow[]): Promise<Map<string, number | null>> {
-    this.gate?.check();
+    for (const eventId of new Set(pools.map((pool) => pool.event_id))) this.gate?.check(eventId);
     const result = new Map<string, number | null>();
     const capped = pools.filter((pool) => pool.capacity !== null);
     for (const pool of pools) if (pool.capacity === null) result.set(pool.id, null);
@@ -72,7 +72,7 @@ export class StockStore {
 
   /** A pool's capacity changed by `delta`: move what is left by the same amount. */
   async adjust(pool: Pick<PoolRow, 'event_id' | 'id'>, delta: number): Promise<void> {
-    this.gate?.check();
+    this.gate?.check(pool.event_id);
     const key = availabilityKey(pool.event_id, pool.id);
     // Only an existing counter moves; a missing one is rebuilt from PostgreSQL on read.
     await this.redis.eval(
@@ -85,7 +85,7 @@ export class StockStore {
 
   /** Forget a counter so the next read rebuilds it (a pool became uncapped or capped). */
   async forget(pool: Pick<PoolRow, 'event_id' | 'id'>): Promise<void> {
-    this.gate?.check();
+    this.gate?.check(pool.event_id);
     await this.redis.del(availabilityKey(pool.event_id, pool.id));
   }
 

@@ -1,0 +1,107 @@
+/**
+ * The one place a Redis client is made. `REDIS_URL` names either one Redis
+ * (`redis://host:port/db`, `rediss://…`) or a Redis Cluster
+ * (`redis+cluster://host:port,host:port`, `rediss+cluster://…` for TLS);
+ * `REDIS_CLUSTER_NODES` (`host:port,host:port`) names a cluster too, taking
+ * any password and TLS from `REDIS_URL`. Callers get the same commands either
+ * way; what differs is per shard (SCAN, INFO, FLUSHDB), which `redisShards`
+ * hands out. Every multi-key script keeps its keys in one slot with a hash
+ * tag (`{ev:<id>}`, `{<key hash>}`, `{<api key id>}`).
+ */
+import calculateSlot from 'cluster-key-slot';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+
+export type RedisClient = Redis | Cluster;
+
+export type RedisTarget =
+  | { kind: 'single'; url: string }
+  | { kind: 'cluster'; nodes: Array<{ host: string; port: number }>; options: RedisOptions };
+
+const CLUSTER_SCHEME = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/;
+
+function parseNodes(list: string): Array<{ host: string; port: number }> {
+  const nodes = list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(entry);
+      if (!match) throw new Error(`not a host:port: ${entry}`);
+      return { host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]) };
+    });
+  if (nodes.length === 0) throw new Error('a Redis Cluster needs at least one host:port');
+  return nodes;
+}
+
+function authOf(userinfo: string | undefined): RedisOptions {
+  if (!userinfo) return {};
+  const [username, password] = userinfo.split(':').map((part) => decodeURIComponent(part));
+  return password === undefined ? { password: username } : { ...(username ? { username } : {}), password };
+}
+
+/** Reads `REDIS_URL` (and `REDIS_CLUSTER_NODES` when set); throws on a setting it cannot use. */
+export function parseRedisTarget(url: string, clusterNodes?: string): RedisTarget {
+  const cluster = CLUSTER_SCHEME.exec(url);
+  if (cluster) {
+    const tls = cluster[1] === 'rediss' ? { tls: {} } : {};
+    return { kind: 'cluster', nodes: parseNodes(clusterNodes || cluster[3]!), options: { ...authOf(cluster[2]), ...tls } };
+  }
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error(`not a Redis URL: ${url}`);
+  if (!clusterNodes) return { kind: 'single', url };
+  if (parsed.pathname.length > 1 && parsed.pathname !== '/0') throw new Error('a Redis Cluster has only database 0');
+  const userinfo = parsed.username || parsed.password ? `${parsed.username}:${parsed.password}` : undefined;
+  return { kind: 'cluster', nodes: parseNodes(clusterNodes), options: { ...authOf(userinfo), ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}) } };
+}
+
+export interface RedisClientOptions {
+  /** Per connection (every shard's, in a cluster). */
+  connection?: RedisOptions;
+  /** Cluster-wide; ignored for one Redis. */
+  cluster?: Omit<ClusterOptions, 'redisOptions'>;
+}
+
+export function createRedis(target: RedisTarget, options: RedisClientOptions = {}): RedisClient {
+  if (target.kind === 'single') return new Redis(target.url, options.connection ?? {});
+  // Pipelining and the offline queue are the cluster's own (it routes every command); the rest is per connection.
+  const { enableAutoPipelining, enableOfflineQueue, ...connection } = options.connection ?? {};
+  return new Cluster(target.nodes, {
+    scaleReads: 'master',
+    ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    ...options.cluster,
+    redisOptions: { ...target.options, ...connection },
+  });
+}
+
+export const isCluster = (client: RedisClient): client is Cluster => client instanceof Cluster;
+
+/** The connection of every shard (the masters of a cluster; the client itself otherwise), for per-shard commands. */
+export function redisShards(client: RedisClient): Redis[] {
+  return isCluster(client) ? client.nodes('master') : [client];
+}
+
+/** The `host:port` of a shard's connection, as the cluster's slot table names it. */
+export const shardKey = (shard: Redis): string => `${shard.options.host}:${shard.options.port}`;
+
+/** The Redis Cluster slot of a key (hash tag honoured). */
+export const keySlot = (key: string): number => calculateSlot(key);
+
+/**
+ * The shard that owns `key` in a cluster (its `host:port`), or undefined
+ * while the client has no slot table yet; always undefined for one Redis.
+ */
+export function shardOf(client: RedisClient, key: string): string | undefined {
+  return isCluster(client) ? client.slots[keySlot(key)]?.[0] : undefined;
+}
+
+/** A client for the Redis the environment names (REDIS_URL, REDIS_CLUSTER_NODES): tests and tools. */
+export function redisFromEnv(env: NodeJS.ProcessEnv = process.env, options: RedisClientOptions = {}): RedisClient {
+  return createRedis(parseRedisTarget(env.REDIS_URL ?? 'redis://127.0.0.1:56379', env.REDIS_CLUSTER_NODES), options);
+}
+
+/** KEYS on every shard (tests and tools only: it walks the whole keyspace). */
+export async function keysEverywhere(client: RedisClient, pattern: string): Promise<string[]> {
+  if (isCluster(client) && client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+  return (await Promise.all(redisShards(client).map((shard) => shard.keys(pattern)))).flat();
+}
