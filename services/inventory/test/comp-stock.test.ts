@@ -7,6 +7,7 @@
 import { Pool } from 'pg';
 import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime, redisFromEnv, type RedisClient, keysEverywhere } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
+import { soldTickets } from '../src/storage/catalog-repository';
 
 const ctx: RequestContext = { organisationId: 545454, mode: 'live', keyId: 1, requestId: 'it' };
 const testCtx: RequestContext = { ...ctx, mode: 'test' };
@@ -40,7 +41,8 @@ async function stage(capacity: number | null, publish = true) {
 }
 
 const available = async (slug: string) => (await client.listTicketTypes({ eventIdOrSlug: slug }, ctx)).data[0]!.available;
-const sold = async (poolId: bigint) => (await db.query<{ sold: number }>('SELECT sold FROM pools WHERE id = $1', [poolId.toString()])).rows[0]!.sold;
+const sold = async (poolId: bigint) =>
+  (await db.query<{ sold: number }>(`SELECT ${soldTickets('p')} AS sold FROM pools p WHERE p.id = $1`, [poolId.toString()])).rows[0]!.sold;
 const takeState = async (batchId: string) => (await db.query<{ state: string }>('SELECT state FROM holds WHERE id = $1', [`comp:${batchId}`])).rows[0]?.state;
 
 const take = (slug: string, typeId: bigint, quantity: number, options: { batchId?: string; as?: RequestContext } = {}) =>

@@ -5,6 +5,7 @@
 import { Pool } from 'pg';
 import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime, redisFromEnv, type RedisClient, keysEverywhere } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
+import { soldTickets } from '../src/storage/catalog-repository';
 
 const ctx: RequestContext = { organisationId: 535353, mode: 'live', keyId: 1, requestId: 'it' };
 const testCtx: RequestContext = { ...ctx, mode: 'test' };
@@ -42,7 +43,8 @@ async function onSaleEvent(capacity: number) {
 
 const available = async (slug: string) => Number((await client.listTicketTypes({ eventIdOrSlug: slug }, ctx)).data[0]!.available);
 const holdState = async (id: string) => (await db.query<{ state: string }>('SELECT state FROM holds WHERE id = $1', [id])).rows[0]?.state;
-const sold = async (poolId: bigint) => (await db.query<{ sold: number }>('SELECT sold FROM pools WHERE id = $1', [poolId.toString()])).rows[0]!.sold;
+const sold = async (poolId: bigint) =>
+  (await db.query<{ sold: number }>(`SELECT ${soldTickets('p')} AS sold FROM pools p WHERE p.id = $1`, [poolId.toString()])).rows[0]!.sold;
 
 const hold = (slug: string, typeId: bigint, quantity: number, options: { id?: string; ttl?: number; as?: RequestContext; dryRun?: boolean } = {}) =>
   client.holdStock(
@@ -148,6 +150,7 @@ describe('releasing, selling and expiring', () => {
     const results = await Promise.allSettled(Array.from({ length: 2000 }, () => hold(slug, typeId, 1)));
     const held = results.filter((result) => result.status === 'fulfilled');
     const refused = results.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason.code);
+    expect(new Set(refused)).toEqual(new Set(['exceeds_availability']));
     expect(held).toHaveLength(500);
     expect(new Set(refused)).toEqual(new Set(['exceeds_availability']));
     expect(await available(slug)).toBe(0);

@@ -11,6 +11,9 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
     CHECKOUT_BASE_URL: z.string().url().default('http://127.0.0.1:4100'),
     /** How long a live session holds its tickets ("about 15 minutes"). */
     HOLD_SECONDS: z.coerce.number().int().positive().default(900),
+    /** A pending session (its hold asked for, never finished) older than this has its hold released and is marked failed. */
+    PENDING_SESSION_SECONDS: z.coerce.number().int().positive().default(30),
+    PENDING_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
     /** `simulated` (Stripe's test cards, no network) or `stripe`. */
     PAYMENT_PROVIDER: z.enum(['simulated', 'stripe']).default('simulated'),
     STRIPE_SECRET_KEY: z.string().optional(),

@@ -66,6 +66,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger):
   await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory)), config.GRPC_PORT);
   const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(payments, inventory, runtime.logger), config.HTTP_PORT);
   runtime.every('payment recovery', config.PAYMENT_RECOVERY_INTERVAL_MS, () => payments.recover());
+  runtime.every('pending session sweep', config.PENDING_SWEEP_INTERVAL_MS, () => sessions.sweepPending(config.PENDING_SESSION_SECONDS));
   await runtime.ready();
   return { runtime, checkoutPort };
 }

@@ -19,7 +19,7 @@ import {
   type PoolClient,
   type RequestContext,
 } from '@partner-api/shared';
-import { CatalogRepository, type EventRow } from '../storage/catalog-repository';
+import { CatalogRepository, soldTickets, type EventRow } from '../storage/catalog-repository';
 import type { StockStore } from '../storage/stock-store';
 import type { Catalog } from './catalog';
 import { venueView, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
@@ -256,7 +256,8 @@ export class CatalogAdmin {
         return rows[0];
       }
       const { rows: found } = await client.query(
-        `SELECT p.* FROM pools p JOIN events e ON e.id = p.event_id WHERE p.id = $1 AND e.organisation_id = $2 FOR UPDATE OF p`,
+        `SELECT p.id, p.event_id, p.name, p.capacity, ${soldTickets('p')} AS sold
+           FROM pools p JOIN events e ON e.id = p.event_id WHERE p.id = $1 AND e.organisation_id = $2 FOR UPDATE OF p`,
         [request.id, ctx.organisationId],
       );
       const before = found[0];

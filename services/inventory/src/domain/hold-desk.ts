@@ -8,8 +8,10 @@
  * counter, so they return to stock when released (see StockStore). A crash
  * between the two leaves a recorded hold that Redis never took; the sweeper
  * releases it at expiry and Redis has nothing to return. Selling (commit)
- * moves the tickets to `pools.sold` in PostgreSQL before Redis drops the
- * hold, and the sweeper never returns a sold hold to stock. Nothing changes
+ * records the tickets as sold in PostgreSQL before Redis drops the
+ * hold, and the sweeper never returns a sold hold to stock. A sale is
+ * appended to `pool_sales` (sold = pools.sold + those rows), never added to
+ * the pool row, so the sales of a hot pool do not queue on one row. Nothing changes
  * PostgreSQL while Redis is unusable (disconnected or not yet verified
  * after a restart, see RedisGate): the caller retries later instead.
  *
@@ -110,7 +112,25 @@ export class HoldDesk {
     this.book = book;
   }
 
+  /**
+   * Holds a checkout's tickets under the caller's hold id. The id is fixed
+   * before the first attempt (the checkout session id), so a repeat finds the
+   * hold and finishes it: a hold recorded but never taken from Redis (its
+   * answer lost, or this process died between the two) is taken now; one
+   * already taken is left as it is. Anything unexpected (PostgreSQL or Redis
+   * away) is `hold_failed`, which tells the caller a retry is safe.
+   */
   async hold(ctx: RequestContext, request: HoldRequest): Promise<HoldResult> {
+    try {
+      return await this.holdOnce(ctx, request);
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      this.logger.error({ err: error, holdId: request.holdId }, 'holding stock failed');
+      throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
+    }
+  }
+
+  private async holdOnce(ctx: RequestContext, request: HoldRequest): Promise<HoldResult> {
     const event = await this.repository.findEvent(ctx.organisationId, request.eventIdOrSlug);
     if (!event) throw notFound('event', 'event_id');
     const [pools, types] = await Promise.all([this.repository.poolsForEvents([event.id]), this.repository.ticketTypesForEvents([event.id])]);
@@ -119,23 +139,30 @@ export class HoldDesk {
     const capped = pools.filter((pool) => pool.capacity !== null && plan.perPool.has(pool.id));
     const result = this.result(event, plan);
 
-    await this.precheck(capped, plan);
-    if (request.dryRun || isDryRun(ctx)) return result;
+    const dryRun = request.dryRun || isDryRun(ctx);
+    // A repeat whose hold Redis already has took its tickets out of what is left: it passes.
+    if (!(await this.enoughLeft(capped, plan)) && (dryRun || !(await this.book.isHeld(event.id, request.holdId)))) {
+      throw new ApiError('exceeds_availability', 'Not enough tickets left for this order.', 'items');
+    }
+    if (dryRun) return result;
 
-    const expiresAt = new Date(now.getTime() + (request.ttlSeconds || DEFAULT_TTL_SECONDS) * 1000);
+    let expiresAt = new Date(now.getTime() + (request.ttlSeconds || DEFAULT_TTL_SECONDS) * 1000);
+    let perPool = plan.perPool;
     const recorded = await this.pool.query(
       `INSERT INTO holds (id, organisation_id, event_id, pools, state, expires_at)
        VALUES ($1, $2, $3, $4, 'held', $5) ON CONFLICT (id) DO NOTHING`,
       [request.holdId, ctx.organisationId, event.id, JSON.stringify(capped.map((p) => ({ pool_id: p.id, quantity: plan.perPool.get(p.id) }))), expiresAt],
     );
-    if (recorded.rowCount === 0) {
-      const renewed = await this.renewReleased(ctx, request.holdId, event.id, capped, plan, expiresAt);
-      if (!renewed) return this.repeatedHold(ctx, request.holdId, result);
+    if (recorded.rowCount === 0 && !(await this.renewReleased(ctx, request.holdId, event.id, capped, plan, expiresAt))) {
+      // Recorded by an earlier attempt: take exactly what it recorded (the script does nothing twice).
+      const existing = await this.repeatedHold(ctx, request.holdId, event.id);
+      expiresAt = existing.expires_at;
+      perPool = new Map(existing.pools.map((line) => [String(line.pool_id), line.quantity]));
     }
 
     let outcome: HoldOutcome;
     try {
-      outcome = await this.takeFromRedis(event, capped, plan.perPool, request.holdId, expiresAt);
+      outcome = await this.takeFromRedis(event, capped.filter((p) => perPool.has(p.id)), perPool, request.holdId, expiresAt);
     } catch (error) {
       this.logger.error({ err: error, holdId: request.holdId }, 'holding stock in Redis failed');
       await this.abandon(event.id, request.holdId);
@@ -179,9 +206,12 @@ export class HoldDesk {
       if (!hold) throw notFound('hold', 'hold_id');
       if (hold.state === 'released') throw new ApiError('exceeds_availability', 'This hold was released; hold the tickets again.', 'hold_id');
       if (hold.state === 'held') {
-        for (const line of hold.pools) {
-          await client.query('UPDATE pools SET sold = sold + $2 WHERE id = $1', [line.pool_id, line.quantity]);
-        }
+        // Appended, never added to the pool row: concurrent sales of one pool do not queue on it.
+        await client.query(
+          `INSERT INTO pool_sales (hold_id, pool_id, quantity)
+           SELECT $1, (line->>'pool_id')::bigint, (line->>'quantity')::integer FROM jsonb_array_elements($2::jsonb) line`,
+          [holdId, JSON.stringify(hold.pools)],
+        );
         await client.query("UPDATE holds SET state = 'committed', updated_at = now() WHERE id = $1", [holdId]);
       }
       return hold;
@@ -205,7 +235,7 @@ export class HoldDesk {
   /**
    * Takes stock for a comp batch, for good: as many of `quantity` as are
    * left (compGrant), recorded as a hold, taken from Redis and committed to
-   * `pools.sold`. Repeating a batch id returns the first take; a batch given
+   * sold (pool_sales). Repeating a batch id returns the first take; a batch given
    * back is taken again. A test key (or `dryRun`) counts and takes nothing.
    */
   async takeComp(ctx: RequestContext, request: CompTakeRequest): Promise<CompTake> {
@@ -276,7 +306,7 @@ export class HoldDesk {
 
   /**
    * Gives a comp batch's tickets back (their tickets could not be issued):
-   * `pools.sold` goes down and the take becomes a live hold again in one
+   * its sale rows go and the take becomes a live hold again in one
    * transaction, its record is written back into Redis, and it is released
    * like any hold. Safe to repeat; false when there was nothing to return.
    */
@@ -288,7 +318,11 @@ export class HoldDesk {
       const hold = rows[0];
       if (!hold || Number(hold.organisation_id) !== ctx.organisationId) return undefined;
       if (hold.state === 'committed') {
-        for (const line of hold.pools) await client.query('UPDATE pools SET sold = sold - $2 WHERE id = $1', [line.pool_id, line.quantity]);
+        const unsold = await client.query('DELETE FROM pool_sales WHERE hold_id = $1', [holdId]);
+        // A sale from before pool_sales existed was added to the pool row itself.
+        if (unsold.rowCount === 0) {
+          for (const line of hold.pools) await client.query('UPDATE pools SET sold = sold - $2 WHERE id = $1', [line.pool_id, line.quantity]);
+        }
         // Live again until released below; if this process dies first, the sweeper releases it.
         await client.query(`UPDATE holds SET state = 'held', expires_at = now() + interval '${COMP_TAKE_TTL_SECONDS} seconds', updated_at = now() WHERE id = $1`, [holdId]);
       }
@@ -366,13 +400,9 @@ export class HoldDesk {
   }
 
   /** Enough left right now? Cheap, and keeps hopeless attempts off PostgreSQL during a sell-out. */
-  private async precheck(capped: PoolRow[], plan: CheckoutPlan): Promise<void> {
+  private async enoughLeft(capped: PoolRow[], plan: CheckoutPlan): Promise<boolean> {
     const availability = await this.readAvailability(capped);
-    for (const pool of capped) {
-      if ((availability.get(pool.id) ?? 0) < plan.perPool.get(pool.id)!) {
-        throw new ApiError('exceeds_availability', 'Not enough tickets left for this order.', 'items');
-      }
-    }
+    return capped.every((pool) => (availability.get(pool.id) ?? 0) >= plan.perPool.get(pool.id)!);
   }
 
   private async takeFromRedis(event: EventRow, capped: PoolRow[], perPool: Map<string, number>, holdId: string, expiresAt: Date): Promise<HoldOutcome> {
@@ -385,13 +415,14 @@ export class HoldDesk {
     return this.book.hold(event.id, holdId, lines, expiresAt);
   }
 
-  private async repeatedHold(ctx: RequestContext, holdId: string, result: HoldResult): Promise<HoldResult> {
+  /** The live hold an earlier attempt recorded under this id, for this organisation and event. */
+  private async repeatedHold(ctx: RequestContext, holdId: string, eventId: string): Promise<HoldRow & { expires_at: Date }> {
     const { rows } = await this.pool.query<HoldRow & { expires_at: Date }>('SELECT * FROM holds WHERE id = $1', [holdId]);
     const existing = rows[0]!;
-    if (Number(existing.organisation_id) !== ctx.organisationId || existing.state !== 'held') {
+    if (Number(existing.organisation_id) !== ctx.organisationId || existing.event_id !== eventId || existing.state !== 'held') {
       throw new ApiError('parameter_invalid', 'This hold id is already used.', 'hold_id');
     }
-    return { ...result, expiresAt: formatTimestamp(existing.expires_at) };
+    return existing;
   }
 
   /**

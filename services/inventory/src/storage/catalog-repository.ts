@@ -5,6 +5,14 @@ import type { LiveHold, PoolSnapshot, SettledHold } from './stock-store';
 /** A pool or a transaction's client: reads work the same on either. */
 export type Queryable = Pick<Pool | PoolClient, 'query'>;
 
+/**
+ * Tickets sold from a pool, as SQL over the pool alias: `pools.sold` (sales
+ * before pool_sales, and seeds) plus the sales appended since. Sales never
+ * update the pool row, so a hot pool's sales do not queue on it.
+ */
+export const soldTickets = (pool: string) =>
+  `(${pool}.sold + coalesce((SELECT sum(s.quantity) FROM pool_sales s WHERE s.pool_id = ${pool}.id), 0))::integer`;
+
 export interface VenueRow {
   id: string;
   name: string;
@@ -203,7 +211,7 @@ export class CatalogRepository {
   async poolsForEvents(eventIds: string[]): Promise<PoolRow[]> {
     if (eventIds.length === 0) return [];
     const { rows } = await this.pool.query<PoolRow>(
-      'SELECT id, event_id, name, capacity, sold FROM pools WHERE event_id = ANY($1::bigint[]) ORDER BY id',
+      `SELECT p.id, p.event_id, p.name, p.capacity, ${soldTickets('p')} AS sold FROM pools p WHERE p.event_id = ANY($1::bigint[]) ORDER BY p.id`,
       [eventIds],
     );
     return rows;
@@ -217,7 +225,7 @@ export class CatalogRepository {
   async stockSnapshot(poolIds: string[]): Promise<Map<string, PoolSnapshot>> {
     if (poolIds.length === 0) return new Map();
     const { rows } = await this.pool.query<{ id: string; unsold: number; holds: Array<{ id: string; pools: Array<{ pool_id: string | number; quantity: number }>; expires_ms: number }> }>(
-      `SELECT p.id, p.capacity - p.sold AS unsold,
+      `SELECT p.id, p.capacity - ${soldTickets('p')} AS unsold,
               coalesce(json_agg(json_build_object('id', h.id, 'pools', h.pools, 'expires_ms', (extract(epoch FROM h.expires_at) * 1000)::bigint) ORDER BY h.id)
                          FILTER (WHERE h.id IS NOT NULL), '[]') AS holds
          FROM pools p

@@ -181,6 +181,12 @@ export class HoldBook {
     }
   }
 
+  /** Whether Redis has taken this hold (its record is there). */
+  async isHeld(eventId: string, holdId: string): Promise<boolean> {
+    this.assertUsable();
+    return (await this.redis.exists(holdKey(eventId, holdId))) === 1;
+  }
+
   /** Returns the hold's tickets to stock; false when there was no such hold (already released or committed). */
   async release(eventId: string, holdId: string): Promise<boolean> {
     this.assertUsable(eventId);

@@ -2,11 +2,13 @@
  * Creating and reading checkout sessions. A live session holds its tickets
  * through inventory (the session id is the hold id) for about 15 minutes;
  * a test-key session is the same validation and pricing with nothing held
- * and nothing stored.
+ * and nothing stored. Sessions are `pending` (internal) from before their
+ * hold is asked for until it is taken, and `failed` (internal) when their
+ * hold was refused or released by the sweeper.
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { ApiError, formatCents, formatTimestamp, type gen, isDryRun, notFound, parseCents, type Logger, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { ApiError, formatCents, formatTimestamp, type gen, isDryRun, notFound, parseCents, ServiceUnanswered, type Logger, type RequestContext, type ServiceClient } from '@partner-api/shared';
 import type { CheckoutRepository, CouponRow, SessionRow } from '../storage/checkout-repository';
 import { totalsFor, type CouponTerms } from './totals';
 
@@ -28,6 +30,22 @@ function usableCoupon(coupon: CouponRow | undefined, now: Date): CouponTerms {
   return { kind: coupon.kind, value: BigInt(coupon.value) };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How long a hold or release call may take; pending sessions are swept well after this. */
+export const HOLD_DEADLINE_MS = 5_000;
+
+const holdFailed = () => new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
+
+/** Inventory down, its answer lost, or its own hold_failed/internal_error: the hold's fate is unknown. */
+const unanswered = (error: unknown) => error instanceof ServiceUnanswered || !(error instanceof ApiError) || error.httpStatus >= 500;
+
+function customerRow(request: CreateRequest): SessionRow['customer'] {
+  const customer = request.customer;
+  return customer
+    ? { email: customer.email ?? null, first_name: customer.firstName ?? null, last_name: customer.lastName ?? null, phone: customer.phone ?? null }
+    : null;
+}
+
 export class CheckoutSessions {
   constructor(
     private readonly repository: CheckoutRepository,
@@ -37,24 +55,37 @@ export class CheckoutSessions {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /**
+   * A live session is recorded as pending before its hold is asked for,
+   * under an id fixed before the first attempt (the caller's, derived from
+   * the API key and Idempotency-Key), so nothing is held that this service
+   * does not know of: a retry finishes the same session and hold, and the
+   * sweeper releases what nobody finished. An inventory that is down or whose
+   * answer is lost is `hold_failed` (a retry is safe); the session stays
+   * pending for the retry or the sweeper.
+   */
   async create(ctx: RequestContext, request: CreateRequest): Promise<SessionInit> {
-    const dryRun = isDryRun(ctx);
-    const id = randomUUID();
-    const held = await this.inventory.holdStock(
-      {
-        holdId: id,
-        eventIdOrSlug: request.eventIdOrSlug,
-        lines: request.items.map((item) => ({ ticketTypeId: item.ticketTypeId, quantity: item.quantity, poolId: item.poolId })),
-        ttlSeconds: this.settings.holdSeconds,
-        dryRun,
-      },
-      ctx,
-    );
-    const lines = held.lines.map((line) => ({
-      totalCents: BigInt(parseCents(line.total)),
-      unitBookingFeeCents: BigInt(parseCents(line.unitBookingFee)),
-      quantity: line.quantity,
-    }));
+    if (isDryRun(ctx)) return this.dryRun(ctx, request);
+    const id = request.sessionId !== undefined && UUID.test(request.sessionId) ? request.sessionId.toLowerCase() : randomUUID();
+    const claim = await this.repository.claimPending(id, ctx.organisationId);
+    if (!claim) {
+      // An earlier attempt finished it; its answer was lost on the way.
+      const earlier = await this.repository.findSession(ctx.organisationId, id);
+      if (!earlier) throw new ApiError('parameter_invalid', 'This checkout session id is already used.', 'session_id');
+      return this.view(earlier);
+    }
+
+    let held: MessageShape<typeof gen.inventory.HoldStockResponseSchema>;
+    try {
+      held = await this.holdStock(ctx, id, request, false);
+    } catch (error) {
+      if (unanswered(error)) throw holdFailed();
+      // Refused: nothing is held (inventory abandons what it refuses; a retry may find a hold an earlier attempt recorded).
+      if (claim.retried) await this.release(id, ctx);
+      await this.repository.markFailed(id);
+      throw error;
+    }
+
     let coupon: CouponRow | undefined;
     let terms: CouponTerms | undefined;
     try {
@@ -63,11 +94,87 @@ export class CheckoutSessions {
         terms = usableCoupon(coupon, this.clock());
       }
     } catch (error) {
-      if (!dryRun) await this.releaseQuietly(id, ctx);
-      throw error;
+      if (error instanceof ApiError && error.httpStatus < 500) {
+        await this.release(id, ctx);
+        await this.repository.markFailed(id);
+        throw error;
+      }
+      throw holdFailed();
     }
-    // Test keys validate the coupon but never apply it.
-    const totals = totalsFor(lines, dryRun ? undefined : terms);
+    const { totals, items } = this.priced(held, terms);
+    let session: SessionRow | undefined;
+    try {
+      session = await this.repository.openSession({
+        id, organisation_id: String(ctx.organisationId), event_id: held.eventId.toString(), items, customer: customerRow(request), coupon_id: coupon?.id ?? null,
+        subtotal_cents: String(totals.subtotal), total_fees_cents: String(totals.totalFees), discount_cents: String(totals.discount),
+        total_cents: String(totals.total), metadata: request.metadata, expires_at: new Date(Date.parse(held.expiresAt!)),
+      });
+    } catch (error) {
+      // Still pending: a retry finishes it, or the sweeper releases its hold.
+      this.logger.error({ err: error, sessionId: id }, 'storing a checkout session failed');
+      throw holdFailed();
+    }
+    if (!session) {
+      // The sweeper gave up on this attempt while it ran: return what it took.
+      await this.release(id, ctx);
+      throw holdFailed();
+    }
+    return this.view(session);
+  }
+
+  /**
+   * Releases the holds of pending sessions older than `olderThanSeconds`
+   * (their attempt died or lost its answer) and marks them failed; a retry
+   * with the same key can still complete them. Returns how many.
+   */
+  async sweepPending(olderThanSeconds: number, limit = 100): Promise<number> {
+    return this.repository.sweepPending(olderThanSeconds, limit, async (session) => {
+      const ctx: RequestContext = { organisationId: Number(session.organisation_id), mode: 'live', keyId: 0, requestId: `sweep_${session.id}` };
+      await this.inventory.releaseHold({ holdId: session.id }, ctx, { deadlineMs: HOLD_DEADLINE_MS });
+    });
+  }
+
+  /** Test keys: the same validation and pricing, nothing held and nothing stored. */
+  private async dryRun(ctx: RequestContext, request: CreateRequest): Promise<SessionInit> {
+    const held = await this.holdStock(ctx, '', request, true).catch((error: unknown) => {
+      throw unanswered(error) ? holdFailed() : error;
+    });
+    if (request.couponCode !== undefined) {
+      // Test keys validate the coupon but never apply it.
+      usableCoupon(await this.repository.findCoupon(ctx.organisationId, held.eventId.toString(), request.couponCode), this.clock());
+    }
+    const { totals, items } = this.priced(held, undefined);
+    return this.view(
+      { id: '', organisation_id: String(ctx.organisationId), event_id: held.eventId.toString(), status: 'open', items, customer: customerRow(request),
+        subtotal_cents: String(totals.subtotal), total_fees_cents: String(totals.totalFees), discount_cents: '0', total_cents: String(totals.subtotal),
+        metadata: request.metadata, expires_at: new Date(0), order_id: null, coupon_id: null, paid_at: null, created_at: this.clock() },
+      { dryRun: true, eventUrl: held.eventUrl },
+    );
+  }
+
+  private holdStock(ctx: RequestContext, holdId: string, request: CreateRequest, dryRun: boolean) {
+    return this.inventory.holdStock(
+      {
+        holdId,
+        eventIdOrSlug: request.eventIdOrSlug,
+        lines: request.items.map((item) => ({ ticketTypeId: item.ticketTypeId, quantity: item.quantity, poolId: item.poolId })),
+        ttlSeconds: this.settings.holdSeconds,
+        dryRun,
+      },
+      ctx,
+      { deadlineMs: HOLD_DEADLINE_MS },
+    );
+  }
+
+  private priced(held: MessageShape<typeof gen.inventory.HoldStockResponseSchema>, terms: CouponTerms | undefined) {
+    const totals = totalsFor(
+      held.lines.map((line) => ({
+        totalCents: BigInt(parseCents(line.total)),
+        unitBookingFeeCents: BigInt(parseCents(line.unitBookingFee)),
+        quantity: line.quantity,
+      })),
+      terms,
+    );
     const items = held.lines.map((line) => ({
       ticket_type_id: line.ticketTypeId.toString(),
       pool_id: line.poolId.toString(),
@@ -76,30 +183,7 @@ export class CheckoutSessions {
       unit_price: line.unitPrice,
       total: line.total,
     }));
-    const customer = request.customer
-      ? { email: request.customer.email ?? null, first_name: request.customer.firstName ?? null, last_name: request.customer.lastName ?? null, phone: request.customer.phone ?? null }
-      : null;
-
-    if (dryRun) {
-      return this.view(
-        { id: '', organisation_id: String(ctx.organisationId), event_id: held.eventId.toString(), status: 'open', items, customer,
-          subtotal_cents: String(totals.subtotal), total_fees_cents: String(totals.totalFees), discount_cents: '0', total_cents: String(totals.subtotal),
-          metadata: request.metadata, expires_at: new Date(0), order_id: null, coupon_id: null, paid_at: null, created_at: this.clock() },
-        { dryRun: true, eventUrl: held.eventUrl },
-      );
-    }
-    try {
-      const session = await this.repository.insertSession({
-        id, organisation_id: String(ctx.organisationId), event_id: held.eventId.toString(), items, customer, coupon_id: coupon?.id ?? null,
-        subtotal_cents: String(totals.subtotal), total_fees_cents: String(totals.totalFees), discount_cents: String(totals.discount),
-        total_cents: String(totals.total), metadata: request.metadata, expires_at: new Date(Date.parse(held.expiresAt!)),
-      });
-      return this.view(session);
-    } catch (error) {
-      this.logger.error({ err: error, sessionId: id }, 'storing a checkout session failed');
-      await this.releaseQuietly(id, ctx);
-      throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
-    }
+    return { totals, items };
   }
 
   async get(ctx: RequestContext, id: string): Promise<SessionInit> {
@@ -108,9 +192,14 @@ export class CheckoutSessions {
     return this.view(session);
   }
 
-  private async releaseQuietly(holdId: string, ctx: RequestContext): Promise<void> {
-    // The hold expires by itself if this fails too.
-    await this.inventory.releaseHold({ holdId }, ctx).catch((error: unknown) => this.logger.warn({ err: error, holdId }, 'could not release a hold'));
+  /** Returns a hold to stock; when that fails the session stays pending and the sweeper tries again. */
+  private async release(holdId: string, ctx: RequestContext): Promise<void> {
+    try {
+      await this.inventory.releaseHold({ holdId }, ctx, { deadlineMs: HOLD_DEADLINE_MS });
+    } catch (error) {
+      this.logger.warn({ err: error, holdId }, 'could not release a hold');
+      throw holdFailed();
+    }
   }
 
   private view(session: SessionRow, dryRun?: { dryRun: true; eventUrl: string }): SessionInit {

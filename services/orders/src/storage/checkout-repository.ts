@@ -1,5 +1,5 @@
 /** Checkout sessions and coupons in the orders schema. */
-import type { Pool, PoolClient } from '@partner-api/shared';
+import { inTransaction, type Pool, type PoolClient } from '@partner-api/shared';
 
 export interface CouponRow {
   id: string;
@@ -24,7 +24,8 @@ export interface SessionRow {
   id: string;
   organisation_id: string;
   event_id: string;
-  status: 'open' | 'expired' | 'completed';
+  /** `pending` and `failed` are internal (see claimPending); the finders never return them. */
+  status: 'pending' | 'failed' | 'open' | 'expired' | 'completed';
   items: SessionItem[];
   customer: Record<string, string | null> | null;
   subtotal_cents: string;
@@ -75,28 +76,89 @@ export class CheckoutRepository {
     return rows[0]!;
   }
 
-  async insertSession(session: Omit<SessionRow, 'status' | 'order_id' | 'paid_at' | 'created_at'>): Promise<SessionRow> {
+  /**
+   * Records the session as `pending` before its hold is asked for: a new
+   * row, or an earlier attempt under the same id (pending, or failed and
+   * released by the sweeper) taken up again. Undefined when the session
+   * exists already in a visible state (an earlier attempt finished). Waits
+   * while the sweeper has the row locked, so the two never overlap.
+   */
+  async claimPending(id: string, organisationId: number): Promise<{ retried: boolean } | undefined> {
+    const { rows } = await this.pool.query<{ retried: boolean }>(
+      `INSERT INTO checkout_sessions (id, organisation_id, event_id, status, items, subtotal_cents, total_fees_cents, discount_cents, total_cents, expires_at)
+       VALUES ($1, $2, NULL, 'pending', '[]', 0, 0, 0, 0, now())
+       ON CONFLICT (id) DO UPDATE SET status = 'pending', updated_at = now()
+         WHERE checkout_sessions.status IN ('pending', 'failed') AND checkout_sessions.organisation_id = excluded.organisation_id
+       RETURNING xmax <> 0 AS retried`,
+      [id, organisationId],
+    );
+    return rows[0];
+  }
+
+  /** A pending session whose hold is taken becomes open; undefined when it is no longer pending (the sweeper gave up on it). */
+  async openSession(session: Omit<SessionRow, 'status' | 'order_id' | 'paid_at' | 'created_at'>): Promise<SessionRow | undefined> {
     const { rows } = await this.pool.query<SessionRow>(
-      `INSERT INTO checkout_sessions (id, organisation_id, event_id, status, items, customer, coupon_id, subtotal_cents,
-                                      total_fees_cents, discount_cents, total_cents, metadata, expires_at)
-       VALUES ($1, $2, $3, 'open', $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+      `UPDATE checkout_sessions SET status = 'open', event_id = $3, items = $4, customer = $5, coupon_id = $6, subtotal_cents = $7,
+              total_fees_cents = $8, discount_cents = $9, total_cents = $10, metadata = $11, expires_at = $12, created_at = now(), updated_at = now()
+        WHERE id = $1 AND organisation_id = $2 AND status = 'pending' RETURNING *`,
       [
         session.id, session.organisation_id, session.event_id, JSON.stringify(session.items),
         session.customer === null ? null : JSON.stringify(session.customer), session.coupon_id, session.subtotal_cents,
         session.total_fees_cents, session.discount_cents, session.total_cents, JSON.stringify(session.metadata), session.expires_at,
       ],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
+  /** A pending session that holds nothing (refused, or its hold released) is failed; a retry may take it up again. */
+  async markFailed(id: string): Promise<void> {
+    await this.pool.query("UPDATE checkout_sessions SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'", [id]);
+  }
+
+  /**
+   * Pending sessions untouched for `olderThanSeconds`: their attempt died
+   * (or its answer was lost). Each is locked while `release` returns its hold
+   * to stock, then marked failed; a session locked elsewhere is skipped, and
+   * one whose release fails stays pending for the next sweep.
+   */
+  async sweepPending(olderThanSeconds: number, limit: number, release: (session: { id: string; organisation_id: string }) => Promise<void>): Promise<number> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT id FROM checkout_sessions WHERE status = 'pending' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
+      [olderThanSeconds, limit],
+    );
+    let swept = 0;
+    for (const { id } of rows) {
+      const released = await inTransaction(this.pool, async (client) => {
+        const { rows: locked } = await client.query<{ id: string; organisation_id: string }>(
+          `SELECT id, organisation_id FROM checkout_sessions
+            WHERE id = $1 AND status = 'pending' AND updated_at < now() - make_interval(secs => $2) FOR UPDATE SKIP LOCKED`,
+          [id, olderThanSeconds],
+        );
+        if (!locked[0]) return false;
+        await release(locked[0]);
+        await client.query("UPDATE checkout_sessions SET status = 'failed', updated_at = now() WHERE id = $1", [id]);
+        return true;
+      });
+      if (released) swept += 1;
+    }
+    return swept;
+  }
+
+  /** Visible sessions only: pending and failed ones are internal. */
   async findSession(organisationId: number, id: string): Promise<SessionRow | undefined> {
-    const { rows } = await this.pool.query<SessionRow>('SELECT * FROM checkout_sessions WHERE id = $1 AND organisation_id = $2', [id, organisationId]);
+    const { rows } = await this.pool.query<SessionRow>(
+      "SELECT * FROM checkout_sessions WHERE id = $1 AND organisation_id = $2 AND status NOT IN ('pending', 'failed')",
+      [id, organisationId],
+    );
     return rows[0];
   }
 
   /** The hosted checkout knows a session by its unguessable id alone. */
   async findSessionById(id: string, client: Pool | PoolClient = this.pool, forUpdate = false): Promise<SessionRow | undefined> {
-    const { rows } = await client.query<SessionRow>(`SELECT * FROM checkout_sessions WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+    const { rows } = await client.query<SessionRow>(
+      `SELECT * FROM checkout_sessions WHERE id = $1 AND status NOT IN ('pending', 'failed')${forUpdate ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
     return rows[0];
   }
 

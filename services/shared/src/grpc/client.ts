@@ -22,6 +22,18 @@ export type ServiceClient<M extends GenServiceMethods> = {
 
 const DEFAULT_DEADLINE_MS = 10_000;
 
+/**
+ * A call that came back without the service's answer: the service was down,
+ * the connection dropped or the deadline passed. It may or may not have
+ * happened, so callers whose retries are safe answer with their own code
+ * (a checkout answers `hold_failed`); anyone else sees `internal_error`.
+ */
+export class ServiceUnanswered extends ApiError {
+  constructor(readonly grpcCode: grpc.status) {
+    super('internal_error', 'An internal error occurred.');
+  }
+}
+
 /** Rebuilds the service's ApiError from a failed call. */
 export function apiErrorFromGrpc(error: grpc.ServiceError): ApiError {
   const raw = error.metadata?.get(API_ERROR_METADATA_KEY)[0];
@@ -37,7 +49,7 @@ export function apiErrorFromGrpc(error: grpc.ServiceError): ApiError {
       );
     }
   }
-  return new ApiError('internal_error', 'An internal error occurred.');
+  return new ServiceUnanswered(error.code);
 }
 
 export function createServiceClient<M extends GenServiceMethods>(

@@ -1,5 +1,7 @@
 /** Checkout sessions, served by the orders service (which holds tickets through inventory). */
-import { gen, toApiJson } from '@partner-api/shared';
+import { createHash, randomUUID } from 'node:crypto';
+import { ApiError, gen, ServiceUnanswered, toApiJson } from '@partner-api/shared';
+import { canonicalJson } from '../middleware/idempotency';
 import { errorResponse, jsonResponse } from '../../openapi/registry';
 import { CheckoutSessionSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
@@ -48,6 +50,22 @@ export const CreateCheckoutSessionBody = z
   })
   .openapi('CreateCheckoutSession');
 
+/**
+ * The session id, fixed before the first attempt: the same API key,
+ * Idempotency-Key and body always name the same session (and so the same
+ * hold in inventory), so a retry after a lost answer finds or finishes it
+ * instead of holding twice. Without a key every call is its own. A uuid
+ * (version 8, the name-based layout of RFC 9562) from SHA-256.
+ */
+export function checkoutSessionId(keyId: number, idempotencyKey: string | undefined, body: unknown): string {
+  if (idempotencyKey === undefined) return randomUUID();
+  const bytes = createHash('sha256').update(`checkout_session\n${keyId}\n${idempotencyKey}\n${canonicalJson(body)}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 export const checkoutSessionOperations = [
   defineOperation({
     method: 'post',
@@ -65,28 +83,31 @@ export const checkoutSessionOperations = [
       409: errorResponse('A request with this Idempotency-Key is still running.'),
       422: errorResponse('Not on sale, unavailable, over the limits, seated, or Idempotency-Key reused.'),
     },
-    handler: async ({ body, ctx, deps }) => {
-      const session = await deps.clients.orders.createCheckoutSession(
-        {
-          eventIdOrSlug: String(body.event_id),
-          items: body.items.map((item) => ({
-            ticketTypeId: BigInt(item.ticket_type_id),
-            quantity: item.quantity,
-            poolId: item.pool_id === undefined ? undefined : BigInt(item.pool_id),
-          })),
-          customer: body.customer
-            ? {
-                email: body.customer.email ?? undefined,
-                firstName: body.customer.first_name ?? undefined,
-                lastName: body.customer.last_name ?? undefined,
-                phone: body.customer.phone ?? undefined,
-              }
-            : undefined,
-          couponCode: body.coupon_code,
-          metadata: body.metadata ?? {},
-        },
-        ctx,
-      );
+    handler: async ({ body, ctx, deps, req }) => {
+      const request = {
+        sessionId: checkoutSessionId(ctx.keyId, req.header('Idempotency-Key'), req.body),
+        eventIdOrSlug: String(body.event_id),
+        items: body.items.map((item) => ({
+          ticketTypeId: BigInt(item.ticket_type_id),
+          quantity: item.quantity,
+          poolId: item.pool_id === undefined ? undefined : BigInt(item.pool_id),
+        })),
+        customer: body.customer
+          ? {
+              email: body.customer.email ?? undefined,
+              firstName: body.customer.first_name ?? undefined,
+              lastName: body.customer.last_name ?? undefined,
+              phone: body.customer.phone ?? undefined,
+            }
+          : undefined,
+        couponCode: body.coupon_code,
+        metadata: body.metadata ?? {},
+      };
+      const session = await deps.clients.orders.createCheckoutSession(request, ctx).catch((error: unknown) => {
+        // Orders down or its answer lost: the session id is fixed, so a retry with the same key finds or finishes it.
+        if (error instanceof ServiceUnanswered) throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
+        throw error;
+      });
       return created(toApiJson(gen.orders.CheckoutSessionSchema, session));
     },
   }),
