@@ -1,7 +1,8 @@
 /**
- * Three suites: unit (no servers), integration (real PostgreSQL, Redis,
- * Kafka from .data/infra.env or the env URLs) and e2e (the running system,
- * driven over HTTP from outside).
+ * Four suites: unit (no servers), integration (real PostgreSQL, Redis,
+ * Kafka from .data/infra.env or the env URLs), kafka-cluster (integration
+ * against the local 3-node Kafka cluster, `make test-kafka-cluster`) and e2e
+ * (the running system, driven over HTTP from outside).
  */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 // Tests run from source: workspace packages resolve to their src, not dist.
@@ -18,6 +19,14 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/services/*/test/**/*.test.ts'],
+      // Suites that need the 3-node Kafka cluster run in their own project.
+      testPathIgnorePatterns: ['/node_modules/', '\\.cluster\\.test\\.ts$'],
+      setupFiles: ['<rootDir>/jest.infra-env.js'],
+    },
+    {
+      ...common,
+      displayName: 'kafka-cluster',
+      testMatch: ['<rootDir>/services/*/test/**/*.cluster.test.ts'],
       setupFiles: ['<rootDir>/jest.infra-env.js'],
     },
     {
