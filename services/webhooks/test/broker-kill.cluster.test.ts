@@ -120,7 +120,6 @@ it('delivers every event while one of three brokers is SIGKILLed mid-stream', as
 
   // The stream: PER_TICK events committed with a state change every 100 ms.
   const written: string[] = [];
-  let writtenAtKill = 0;
   const writer = (async () => {
     while (written.length < EVENTS) {
       await inTransaction(outbox.pool, async (client) => {
@@ -140,7 +139,7 @@ it('delivers every event while one of three brokers is SIGKILLed mid-stream', as
 
   // The broker leading partition 0 dies without a word.
   killedNode = (await partitions()).find((partition) => partition.partitionId === 0)!.leader;
-  writtenAtKill = written.length;
+  const writtenAtKill = written.length;
   const deliveredAtKill = deliveredIds().size;
   await run(infraScript(), ['kill', 'kafka', String(killedNode)]);
   const killedAt = Date.now();
