@@ -83,7 +83,11 @@ status() {
   local name var endpoint
   for name in postgres redis kafka; do
     read -r var endpoint < <(server "$name")
-    if external "$var" "$endpoint"; then echo "$name: external ($var=${!var})"; else "${name}_status"; fi
+    if external "$var" "$endpoint"; then
+      echo "$name: external ($var=${!var})"
+    elif [[ $name != kafka ]] || ! kafka_cluster_requested; then
+      "${name}_status"
+    fi
   done
   if kafka_cluster_requested || [[ -d "$KAFKA_CLUSTER_DIR" ]]; then kafka_cluster_status; fi
 }
