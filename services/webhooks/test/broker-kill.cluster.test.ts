@@ -47,6 +47,7 @@ let relay: OutboxRelay | undefined;
 let producer: Producer | undefined;
 let admin: Admin;
 let killedNode: number | undefined;
+let partitionCount = 0;
 const kafka = testKafka();
 
 /** The topic's partitions; retried, since a broker learns of a new topic a moment after its creation. */
@@ -70,7 +71,7 @@ beforeAll(async () => {
   database = await scratchDatabase();
   receiver = await new Receiver().start();
   // Created as the services create it: the brokers' defaults give replication 3 and min ISR 2.
-  await ensureTopic(createKafka({ brokers: kafkaBrokers(), clientId: 'broker-kill-it', logger }), topic);
+  partitionCount = await ensureTopic(createKafka({ brokers: kafkaBrokers(), clientId: 'broker-kill-it', logger }), topic);
 }, 60_000);
 
 afterAll(async () => {
@@ -89,7 +90,7 @@ afterAll(async () => {
 /** Where undelivered events got to: on the topic, in the webhooks service's tables. */
 async function whereMissing(missing: string[]): Promise<string> {
   const onTopic = await collectTopic(kafka, topic);
-  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  await waitFor(() => onTopic.messages.length >= EVENTS - missing.length, 30_000, 'the topic read back').catch(() => undefined);
   await onTopic.consumer.disconnect();
   const seen = new Set(onTopic.messages.map((message) => message.headers!['event-id']!.toString()));
   const { rows } = await database.pool.query<{ id: string; statuses: string[] }>(
@@ -115,7 +116,7 @@ it('delivers every event while one of three brokers is SIGKILLed mid-stream', as
   service = await startService(database.url, { KAFKA_TOPIC: topic, KAFKA_SESSION_TIMEOUT_MS: '6000', WEBHOOK_TIMEOUT_MS: '2000' });
   producer = createIdempotentProducer(createKafka({ brokers: kafkaBrokers(), clientId: 'relay-under-test', logger }));
   await producer.connect();
-  relay = new OutboxRelay({ pool: outbox.pool, producer, topic, logger, batchSize: 50, idlePollMs: 20 });
+  relay = new OutboxRelay({ pool: outbox.pool, producer, topic, logger, batchSize: 50, idlePollMs: 20, partitions: partitionCount });
   relay.start();
 
   // The stream: PER_TICK events committed with a state change every 100 ms.
