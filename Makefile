@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-containers test-e2e browser test-contract test-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-webhooks clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser test-contract test-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-webhooks clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -73,6 +73,12 @@ test-containers: build ## the outbox and holds suites against servers from testc
 	@mkdir -p $(DATA)/test-results
 	TEST_INFRA=containers npx jest --json --outputFile=$(DATA)/test-results/containers.json --selectProjects integration --runInBand $(CONTAINER_SUITES)
 
+# Its own 3-node Kafka cluster (started for the run, stopped after unless it
+# was running already); PostgreSQL and Redis as for the integration tests.
+test-kafka-cluster: migrate ## a broker of a 3-node Kafka cluster SIGKILLed while the outbox relay publishes and webhooks consume
+	@mkdir -p $(DATA)/test-results
+	deploy/local/with-kafka-cluster.sh $(call JEST,kafka-cluster) --runInBand
+
 browser: ## Debian's Chromium for the browser tests
 	@deploy/local/browser.sh >/dev/null
 
@@ -118,7 +124,7 @@ test-k8s: build ## the chart on a real kube-apiserver for every values file, the
 	deploy/k8s/test.sh
 	deploy/docker/smoke.sh "$$(deploy/docker/image.sh)"
 
-test: lint typecheck test-unit test-integration test-containers test-e2e test-contract test-redis-cluster chart-check test-k8s ## the whole suite (what CI runs)
+test: lint typecheck test-unit test-integration test-kafka-cluster test-containers test-e2e test-contract test-redis-cluster chart-check test-k8s ## the whole suite (what CI runs)
 	@node .ci/test-summary.js $(DATA)/test-results
 
 bench-gateway: up ## GET / through the gateway vs a bare node:http server (docs/benchmarks.md)

@@ -1,8 +1,9 @@
 /**
- * Three suites: unit (no servers), integration (real PostgreSQL, Redis,
+ * Four suites: unit (no servers), integration (real PostgreSQL, Redis,
  * Kafka from .data/infra.env or the env URLs, or from testcontainers with
- * TEST_INFRA=containers) and e2e (the running system,
- * driven over HTTP from outside).
+ * TEST_INFRA=containers), kafka-cluster (integration against the local
+ * 3-node Kafka cluster, `make test-kafka-cluster`) and e2e (the running
+ * system, driven over HTTP from outside).
  */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 // Tests run from source: workspace packages resolve to their src, not dist.
@@ -19,10 +20,18 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/services/*/test/**/*.test.ts'],
+      // Suites that need the 3-node Kafka cluster run in their own project.
+      testPathIgnorePatterns: ['/node_modules/', '\\.cluster\\.test\\.ts$'],
       setupFiles: ['<rootDir>/jest.infra-env.js'],
       // TEST_INFRA=containers: servers from testcontainers instead of the local ones.
       globalSetup: '<rootDir>/jest.containers-setup.js',
       globalTeardown: '<rootDir>/jest.containers-teardown.js',
+    },
+    {
+      ...common,
+      displayName: 'kafka-cluster',
+      testMatch: ['<rootDir>/services/*/test/**/*.cluster.test.ts'],
+      setupFiles: ['<rootDir>/jest.infra-env.js'],
     },
     {
       ...common,

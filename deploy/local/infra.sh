@@ -7,9 +7,12 @@
 #
 #   infra.sh up | down | status | env
 #   infra.sh start|stop postgres|redis|kafka      one server (crash tests)
-#   infra.sh kill redis [PORT]                    SIGKILL, for crash tests (a cluster: one shard)
+#   infra.sh start|stop kafka-cluster             the 3-node Kafka cluster (every node not running)
+#   infra.sh kill redis [PORT] | kill kafka NODE  SIGKILL, for crash tests (Redis Cluster: one shard; NODE: 1-3 of the Kafka cluster)
 #
 # REDIS_CLUSTER=3 makes Redis a 3-master Redis Cluster (see redis.sh).
+# KAFKA_CLUSTER=3 makes `up` start the 3-node Kafka cluster (replication 3,
+# min ISR 2) instead of the single broker; see kafka-cluster.sh.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -21,11 +24,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/redis.sh"
 # shellcheck source=deploy/local/kafka.sh
 . "$HERE/kafka.sh"
+# shellcheck source=deploy/local/kafka-cluster.sh
+. "$HERE/kafka-cluster.sh"
 
 ENV_FILE="$DATA/infra.env"
 
 usage() {
-  say "usage: $0 up|down|status|env | start|stop postgres|redis|kafka | kill redis [PORT]"
+  say "usage: $0 up|down|status|env | start|stop postgres|redis|kafka|kafka-cluster | kill redis [PORT] | kill kafka NODE"
   exit 2
 }
 
@@ -42,26 +47,32 @@ write_env() {
   {
     echo "DATABASE_URL=${DATABASE_URL:-$PG_URL}"
     echo "REDIS_URL=${REDIS_URL:-$REDIS_URL_LOCAL}"
-    echo "KAFKA_BROKERS=${KAFKA_BROKERS:-$KAFKA_BOOTSTRAP}"
+    echo "KAFKA_BROKERS=${KAFKA_BROKERS:-$(kafka_endpoint)}"
   } >"$ENV_FILE.tmp"
   mv "$ENV_FILE.tmp" "$ENV_FILE"
 }
+
+# The single broker, or the cluster's brokers with KAFKA_CLUSTER=3.
+kafka_endpoint() { if kafka_cluster_requested; then kafka_cluster_bootstrap; else echo "$KAFKA_BOOTSTRAP"; fi; }
 
 server() { # postgres|redis|kafka -> the env var that points elsewhere, our endpoint
   case "$1" in
     postgres) echo "DATABASE_URL $PG_URL" ;;
     redis) echo "REDIS_URL $REDIS_URL_LOCAL" ;;
-    kafka) echo "KAFKA_BROKERS $KAFKA_BOOTSTRAP" ;;
+    kafka) echo "KAFKA_BROKERS $(kafka_endpoint)" ;;
     *) say "unknown server: $1 (postgres, redis or kafka)"; usage ;;
   esac
 }
 
 up() {
   local name var endpoint
+  kafka_cluster_requested || true # fail early on an unsupported KAFKA_CLUSTER
   for name in postgres redis kafka; do
     read -r var endpoint < <(server "$name")
     if external "$var" "$endpoint"; then
       say "$name: using $var from the environment"
+    elif [[ $name == kafka ]] && kafka_cluster_requested; then
+      kafka_cluster_start
     else
       "${name}_start"
     fi
@@ -73,8 +84,13 @@ status() {
   local name var endpoint
   for name in postgres redis kafka; do
     read -r var endpoint < <(server "$name")
-    if external "$var" "$endpoint"; then echo "$name: external ($var=${!var})"; else "${name}_status"; fi
+    if external "$var" "$endpoint"; then
+      echo "$name: external ($var=${!var})"
+    elif [[ $name != kafka ]] || ! kafka_cluster_requested; then
+      "${name}_status"
+    fi
   done
+  if kafka_cluster_requested || [[ -d "$KAFKA_CLUSTER_DIR" ]]; then kafka_cluster_status; fi
 }
 
 case "${1:-}" in
@@ -85,6 +101,7 @@ case "${1:-}" in
     ;;
   down)
     lock
+    kafka_cluster_stop
     kafka_stop
     redis_stop
     postgres_stop
@@ -96,14 +113,21 @@ case "${1:-}" in
     ;;
   start | stop)
     [[ $# -eq 2 ]] || usage
-    server "$2" >/dev/null
-    lock
-    "${2}_$1"
+    if [[ $2 == kafka-cluster ]]; then
+      lock
+      "kafka_cluster_$1"
+    else
+      server "$2" >/dev/null
+      lock
+      "${2}_$1"
+    fi
     ;;
   kill)
-    [[ "${2:-}" == redis ]] || { say "only 'kill redis' is supported"; usage; }
-    lock
-    redis_kill "${3:-}"
+    case "${2:-}" in
+      redis) lock; redis_kill "${3:-}" ;;
+      kafka) [[ $# -eq 3 ]] || usage; lock; kafka_cluster_kill "$3" ;;
+      *) say "only 'kill redis [PORT]' and 'kill kafka NODE' are supported"; usage ;;
+    esac
     ;;
   *) usage ;;
 esac

@@ -53,6 +53,12 @@ transaction.state.log.min.isr=1
 auto.create.topics.enable=false
 group.initial.rebalance.delay.ms=0
 PROPS
+  kafka_write_log4j
+}
+
+# Log settings for servers and tools, shared by the single broker and the cluster.
+kafka_write_log4j() {
+  mkdir -p "$KAFKA_DIR"
   # The server: INFO to stdout, which nohup sends to .data/logs/kafka.log
   # (with anything the JVM itself prints). Per-request logs only on warnings.
   cat >"$KAFKA_DIR/log4j.properties" <<'PROPS'

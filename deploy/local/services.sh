@@ -31,7 +31,10 @@ start_one() {
   stop_one "$name"
   (
     cd "$ROOT/services/$name"
-    OTEL_SERVICE_NAME="$name" nohup node --enable-source-maps \
+    # SERVICE_NODE_FLAGS: extra flags for every service's node, e.g.
+    # "--cpu-prof --cpu-prof-dir=/some/dir" (not allowed in NODE_OPTIONS).
+    # shellcheck disable=SC2086 # split into flags on purpose
+    OTEL_SERVICE_NAME="$name" nohup node --enable-source-maps ${SERVICE_NODE_FLAGS:-} \
       --require @partner-api/shared/telemetry/register dist/main.js >>"$LOGS/$name.log" 2>&1 &
     echo $! >"$RUN/$name.pid"
   )

@@ -1,5 +1,6 @@
 /** Kafka clients with pino logging and the topic the platform publishes to. */
-import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Kafka, KafkaJSProtocolError, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 
 export function createKafka(options: { brokers: string[]; clientId: string; logger: Logger }): Kafka {
@@ -26,18 +27,48 @@ export function createIdempotentProducer(kafka: Kafka): Producer {
   });
 }
 
-/** Creates the topic if it is missing; returns how many partitions it has. */
+/**
+ * Creates the topic if it is missing (replication and min ISR from the
+ * brokers' defaults); returns how many partitions it has, once every one
+ * has a leader.
+ */
 export async function ensureTopic(kafka: Kafka, topic: string, numPartitions = 6): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const existing = await admin.listTopics();
-    if (!existing.includes(topic)) {
-      await admin.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: true });
-    }
-    const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
-    return metadata?.partitions.length ?? numPartitions;
+    if (!existing.includes(topic)) await admin.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: false });
+    return await partitionsWithLeaders(admin, topic);
   } finally {
     await admin.disconnect();
+  }
+}
+
+/** A topic or leader the answering broker does not know yet (kafkajs may wrap it after its own retries). */
+function notYetKnown(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = (cause as { cause?: unknown }).cause ?? (cause as { originalError?: unknown }).originalError) {
+    if (cause instanceof KafkaJSProtocolError && ['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE'].includes(cause.type)) return true;
+  }
+  return false;
+}
+
+/**
+ * Waits until the topic's partitions all have leaders. On a cluster, the
+ * broker asked may not know a topic created a moment ago and answers
+ * UNKNOWN_TOPIC_OR_PARTITION, which kafkajs's own wait does not retry.
+ */
+async function partitionsWithLeaders(admin: Admin, topic: string, timeoutMs = 30_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      if (metadata && metadata.partitions.length > 0 && metadata.partitions.every((partition) => partition.leader >= 0)) {
+        return metadata.partitions.length;
+      }
+    } catch (error) {
+      if (!notYetKnown(error) || Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`topic ${topic} has partitions without a leader after ${timeoutMs} ms`);
+    await sleep(200);
   }
 }

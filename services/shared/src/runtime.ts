@@ -78,10 +78,10 @@ export class ServiceRuntime {
   /** Starts publishing this service's outbox to Kafka; stops after the gRPC server drains. */
   async outboxRelay(pool: Pool, kafkaConfig: { KAFKA_BROKERS: string[]; KAFKA_TOPIC: string }): Promise<OutboxRelay> {
     const kafka = createKafka({ brokers: kafkaConfig.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
-    await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
+    const partitions = await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
     const producer = createIdempotentProducer(kafka);
     await producer.connect();
-    const relay = new OutboxRelay({ pool, producer, topic: kafkaConfig.KAFKA_TOPIC, logger: this.logger });
+    const relay = new OutboxRelay({ pool, producer, topic: kafkaConfig.KAFKA_TOPIC, logger: this.logger, partitions });
     relay.start();
     this.lifecycle.onShutdown('outbox relay', async () => {
       await relay.stop();

@@ -4,7 +4,7 @@
  * another organisation is simply missing.
  */
 import { ApiError, decodePosition, encodePosition, notFound, type RequestContext } from '@partner-api/shared';
-import type { CatalogRepository, EventRow, StatusFilter, TimeFilter } from '../storage/catalog-repository';
+import type { CatalogRepository, EventRow, HydratedEvent, StatusFilter, TimeFilter } from '../storage/catalog-repository';
 import type { StockStore } from '../storage/stock-store';
 import { eventUrl, eventView, ticketTypeView, venueView, type CatalogSettings, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
 
@@ -44,7 +44,8 @@ export class Catalog {
 
   /**
    * The API view of several events, their venues, pools and types read in a
-   * few batched queries; `repository` may be bound to a transaction.
+   * few batched queries; `repository` may be bound to a transaction. A page
+   * of GET /events reads them with the page instead (listEvents).
    */
   async views(events: EventRow[], repository: CatalogRepository = this.repository): Promise<EventInit[]> {
     const eventIds = events.map((event) => event.id);
@@ -54,19 +55,21 @@ export class Catalog {
       repository.poolsForEvents(eventIds),
       repository.ticketTypesForEvents(eventIds),
     ]);
-    const availability = await this.stock.availability(pools);
-    const now = this.clock();
-    return events.map((event) =>
-      eventView(
+    return this.render(
+      events.map((event) => ({
         event,
-        venues.get(event.venue_id ?? ''),
-        pools.filter((pool) => pool.event_id === event.id),
-        types.filter((type) => type.event_id === event.id),
-        availability,
-        this.settings,
-        now,
-      ),
+        venue: venues.get(event.venue_id ?? ''),
+        pools: pools.filter((pool) => pool.event_id === event.id),
+        ticketTypes: types.filter((type) => type.event_id === event.id),
+      })),
     );
+  }
+
+  /** Views of events read with their venue, pools and types; availability live from the stock store, one read for all. */
+  private async render(events: HydratedEvent[]): Promise<EventInit[]> {
+    const availability = await this.stock.availability(events.flatMap((hydrated) => hydrated.pools));
+    const now = this.clock();
+    return events.map(({ event, venue, pools, ticketTypes }) => eventView(event, venue, pools, ticketTypes, availability, this.settings, now));
   }
 
   private async findEvent(ctx: RequestContext, idOrSlug: string): Promise<EventRow> {
@@ -94,7 +97,7 @@ export class Catalog {
     if (updatedSince && Number.isNaN(updatedSince.getTime())) {
       throw new ApiError('parameter_invalid', 'updated_since must be an ISO-8601 time.', 'updated_since');
     }
-    const page = await this.repository.listEvents({
+    const page = await this.repository.listHydratedEvents({
       organisationId: ctx.organisationId,
       status,
       time,
@@ -104,7 +107,7 @@ export class Catalog {
       after: decodePosition(request.after, 2) as [string, string] | undefined,
       now: this.clock(),
     });
-    return { data: await this.views(page.rows), pageInfo: { hasMore: page.hasMore, nextAfter: encodePosition(page.last) } };
+    return { data: await this.render(page.rows), pageInfo: { hasMore: page.hasMore, nextAfter: encodePosition(page.last) } };
   }
 
   /** Every ticket type of the event, hidden ones included (status `hidden`), in one page. */

@@ -124,6 +124,64 @@ class Where {
 // When an event is over: its end, or its start when it has no end.
 const ENDED_AT = 'coalesce(e.ends_at, e.starts_at)';
 
+/** An event of a page with what its view needs, read together. */
+export interface HydratedEvent {
+  event: EventRow;
+  venue: VenueRow | undefined;
+  pools: PoolRow[];
+  ticketTypes: TicketTypeRow[];
+}
+
+/** A row as json_build_object gives it: timestamps arrive as ISO text. */
+type JsonRow<T> = { [K in keyof T]: T[K] extends Date | null ? string | null : T[K] };
+
+const toDate = (value: string | null): Date | null => (value === null ? null : new Date(value));
+
+// Nested rows in the shapes the separate queries return: bigints as text
+// (as pg reads them), the rest as JSON gives them.
+const VENUE_JSON = `json_build_object('id', v.id::text, 'name', v.name, 'slug', v.slug, 'line1', v.line1, 'line2', v.line2,
+  'locality', v.locality, 'state', v.state, 'postal_code', v.postal_code, 'country', v.country, 'lat', v.lat, 'lng', v.lng,
+  'url', v.url, 'phone', v.phone)`;
+const POOL_JSON = `json_build_object('id', p.id::text, 'event_id', p.event_id::text, 'name', p.name, 'capacity', p.capacity, 'sold', p.sold)`;
+const TICKET_TYPE_JSON = `json_build_object('id', tt.id::text, 'event_id', tt.event_id::text, 'name', tt.name, 'description', tt.description,
+  'price_cents', tt.price_cents::text, 'booking_fee_cents', tt.booking_fee_cents::text, 'gst_applies', tt.gst_applies,
+  'min_per_order', tt.min_per_order, 'max_per_order', tt.max_per_order, 'sale_starts_at', tt.sale_starts_at, 'sale_ends_at', tt.sale_ends_at,
+  'hidden', tt.hidden, 'seated', tt.seated,
+  'pool_ids', ARRAY(SELECT ttp.pool_id::text FROM ticket_type_pools ttp WHERE ttp.ticket_type_id = tt.id ORDER BY ttp.position, ttp.pool_id))`;
+
+/** The filter, order and limit of an event page (one row more than asked, to know if there are more). */
+function pageQuery(query: EventListQuery): { where: Where; order: string; limit: string } {
+  const where = new Where();
+  where.add(`e.organisation_id = ${where.param(query.organisationId)}`);
+  // Bound only when a clause uses it: PostgreSQL cannot type an unused parameter.
+  let nowParam: string | undefined;
+  const now = () => (nowParam ??= `${where.param(query.now)}::timestamptz`);
+  if (query.status === 'ended') where.add(`e.status <> 'cancelled' AND ${ENDED_AT} <= ${now()}`);
+  else if (query.status === 'cancelled') where.add(`e.status = 'cancelled'`);
+  else if (query.status !== 'all') where.add(`e.status = ${where.param(query.status)} AND ${ENDED_AT} > ${now()}`);
+  if (query.time === 'upcoming') where.add(`${ENDED_AT} > ${now()}`);
+  if (query.time === 'past') where.add(`${ENDED_AT} <= ${now()}`);
+  if (query.terms) {
+    // Every term must match a word of the title or summary as a prefix.
+    const tsquery = query.terms.map((term) => `${term}:*`).join(' & ');
+    where.add(query.terms.length ? `e.search @@ to_tsquery('simple', ${where.param(tsquery)})` : 'false');
+  }
+  if (query.updatedSince) where.add(`e.updated_at >= ${where.param(query.updatedSince)}`);
+  const descending = query.time === 'past';
+  if (query.after) {
+    const [startsAt, id] = query.after;
+    where.add(`(e.starts_at, e.id) ${descending ? '<' : '>'} (${where.param(startsAt)}::timestamptz, ${where.param(id)}::bigint)`);
+  }
+  const direction = descending ? 'DESC' : 'ASC';
+  return { where, order: `e.starts_at ${direction}, e.id ${direction}`, limit: where.param(query.limit + 1) };
+}
+
+function toPage<T extends { sort_key: string; id: string }>(rows: T[], limit: number): Page<T> {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { rows: page, hasMore: rows.length > limit, last: last && [last.sort_key, last.id] };
+}
+
 export class CatalogRepository {
   constructor(private readonly pool: Queryable) {}
 
@@ -142,37 +200,40 @@ export class CatalogRepository {
    * filters are computed from `now`, matching how a single event is shown.
    */
   async listEvents(query: EventListQuery): Promise<Page<EventRow>> {
-    const where = new Where();
-    where.add(`e.organisation_id = ${where.param(query.organisationId)}`);
-    // Bound only when a clause uses it: PostgreSQL cannot type an unused parameter.
-    let nowParam: string | undefined;
-    const now = () => (nowParam ??= `${where.param(query.now)}::timestamptz`);
-    if (query.status === 'ended') where.add(`e.status <> 'cancelled' AND ${ENDED_AT} <= ${now()}`);
-    else if (query.status === 'cancelled') where.add(`e.status = 'cancelled'`);
-    else if (query.status !== 'all') where.add(`e.status = ${where.param(query.status)} AND ${ENDED_AT} > ${now()}`);
-    if (query.time === 'upcoming') where.add(`${ENDED_AT} > ${now()}`);
-    if (query.time === 'past') where.add(`${ENDED_AT} <= ${now()}`);
-    if (query.terms) {
-      // Every term must match a word of the title or summary as a prefix.
-      const tsquery = query.terms.map((term) => `${term}:*`).join(' & ');
-      where.add(query.terms.length ? `e.search @@ to_tsquery('simple', ${where.param(tsquery)})` : 'false');
-    }
-    if (query.updatedSince) where.add(`e.updated_at >= ${where.param(query.updatedSince)}`);
-    const descending = query.time === 'past';
-    if (query.after) {
-      const [startsAt, id] = query.after;
-      where.add(`(e.starts_at, e.id) ${descending ? '<' : '>'} (${where.param(startsAt)}::timestamptz, ${where.param(id)}::bigint)`);
-    }
-    const direction = descending ? 'DESC' : 'ASC';
+    const { where, order, limit } = pageQuery(query);
     const { rows } = await this.pool.query<EventRow & { sort_key: string }>(
-      `SELECT e.*, e.starts_at::text AS sort_key FROM events e ${where}
-        ORDER BY e.starts_at ${direction}, e.id ${direction}
-        LIMIT ${where.param(query.limit + 1)}`,
+      `SELECT e.*, e.starts_at::text AS sort_key FROM events e ${where} ORDER BY ${order} LIMIT ${limit}`,
       where.params,
     );
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return { rows: page, hasMore: rows.length > query.limit, last: last && [last.sort_key, last.id] };
+    return toPage(rows, query.limit);
+  }
+
+  /**
+   * The same page with each event's venue, pools and ticket types, in one
+   * statement (one round trip, one snapshot): what GET /events renders.
+   */
+  async listHydratedEvents(query: EventListQuery): Promise<Page<HydratedEvent>> {
+    const { where, order, limit } = pageQuery(query);
+    const { rows } = await this.pool.query<EventRow & { sort_key: string; venue: JsonRow<VenueRow> | null; pools: JsonRow<PoolRow>[]; ticket_types: JsonRow<TicketTypeRow>[] }>(
+      `WITH page AS (SELECT e.*, e.starts_at::text AS sort_key FROM events e ${where} ORDER BY ${order} LIMIT ${limit})
+       SELECT e.*,
+              (SELECT ${VENUE_JSON} FROM venues v WHERE v.id = e.venue_id) AS venue,
+              (SELECT coalesce(json_agg(${POOL_JSON} ORDER BY p.id), '[]') FROM pools p WHERE p.event_id = e.id) AS pools,
+              (SELECT coalesce(json_agg(${TICKET_TYPE_JSON} ORDER BY tt.sort_order, tt.id), '[]') FROM ticket_types tt WHERE tt.event_id = e.id) AS ticket_types
+         FROM page e
+        ORDER BY ${order}`,
+      where.params,
+    );
+    const page = toPage(rows, query.limit);
+    return {
+      ...page,
+      rows: page.rows.map(({ venue, pools, ticket_types: types, sort_key: _sortKey, ...event }) => ({
+        event,
+        venue: venue ?? undefined,
+        pools,
+        ticketTypes: types.map((type) => ({ ...type, sale_starts_at: toDate(type.sale_starts_at), sale_ends_at: toDate(type.sale_ends_at) })),
+      })),
+    };
   }
 
   /** Venues the organisation's events use, live ones only, by id. */

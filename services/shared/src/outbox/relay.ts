@@ -8,7 +8,7 @@
  * its row (telemetry/messaging.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Producer } from 'kafkajs';
+import { Partitioners, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { withSendSpans } from '../telemetry/messaging';
@@ -29,7 +29,18 @@ export interface OutboxRelayOptions {
   logger: Logger;
   batchSize?: number;
   idlePollMs?: number;
+  /**
+   * The topic's partition count. Given, each partition's messages go in a
+   * send of their own (see publish); without it, one send for the batch,
+   * which is only safe on a single broker.
+   */
+  partitions?: number;
 }
+
+// Where kafkajs's default partitioner puts a key among `count` partitions (murmur2 of the key).
+const defaultPartitioner = Partitioners.DefaultPartitioner();
+const partitionOf = (topic: string, key: string, count: number): number =>
+  defaultPartitioner({ topic, message: { key, value: null }, partitionMetadata: Array.from({ length: count }, (_, id) => ({ partitionId: id, leader: 0 }) as PartitionMetadata) });
 
 export class OutboxRelay {
   private running = false;
@@ -64,15 +75,15 @@ export class OutboxRelay {
       // Each message's send span continues the request that wrote its row.
       const traced = rows.map((row) => ({ carrier: row.headers, attributes: { 'messaging.message.id': row.event_id, 'messaging.kafka.message.key': row.partition_key } }));
       await withSendSpans(topic, traced, (carriers) =>
-        producer.send({
+        this.publish(
+          producer,
           topic,
-          acks: -1,
-          messages: rows.map((row, i) => ({
+          rows.map((row, i) => ({
             key: row.partition_key,
             value: row.payload,
             headers: { ...row.headers, ...carriers[i], 'event-id': row.event_id, 'event-type': row.event_type },
           })),
-        }),
+        ),
       );
       await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [
         rows.map((row) => row.id),
@@ -85,6 +96,28 @@ export class OutboxRelay {
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * One send per partition, all at once; any failure fails the batch (sent
+   * again whole: duplicates, never loss). A single send spanning several
+   * leaders can lose messages in kafkajs: when one leader fails and its
+   * partitions move to a leader that already answered, the retry skips
+   * that broker and the send resolves without them (seen in
+   * broker-kill.cluster.test.ts).
+   */
+  private async publish(producer: Producer, topic: string, messages: Array<Message & { key: string }>): Promise<void> {
+    const count = this.options.partitions;
+    if (!count) {
+      await producer.send({ topic, acks: -1, messages });
+      return;
+    }
+    const byPartition = new Map<number, Message[]>();
+    for (const message of messages) {
+      const partition = partitionOf(topic, message.key, count);
+      byPartition.set(partition, [...(byPartition.get(partition) ?? []), { ...message, partition }]);
+    }
+    await Promise.all([...byPartition.values()].map((group) => producer.send({ topic, acks: -1, messages: group })));
   }
 
   start(): void {

@@ -1,0 +1,139 @@
+/**
+ * GET /events reads a page and its venues, pools and ticket types in one
+ * statement. Its views must be exactly what the per-table reads give (the
+ * path single events and checkouts still take): same ids, prices, times to
+ * the millisecond, availability, order and paging, for every filter.
+ */
+import { Redis } from 'ioredis';
+import { createPool, randomBase62, type RequestContext } from '@partner-api/shared';
+import { Catalog } from '../src/domain/catalog';
+import { CatalogRepository, type EventListQuery } from '../src/storage/catalog-repository';
+import { HoldBook } from '../src/storage/hold-book';
+import { StockStore } from '../src/storage/stock-store';
+
+const organisationId = 870_000 + Math.floor(Math.random() * 9_999);
+const ctx: RequestContext = { organisationId, mode: 'live', keyId: 0, requestId: 'it' };
+const pool = createPool({ url: process.env.DATABASE_URL!, schema: 'inventory', max: 4, applicationName: 'catalog-page-it' });
+const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:56379', { maxRetriesPerRequest: 2 });
+const repository = new CatalogRepository(pool);
+const catalog = new Catalog(repository, new StockStore(redis, repository, new HoldBook(redis)), { publicSiteUrl: 'https://tickets.example.com' });
+const venueIds: string[] = [];
+const tag = randomBase62(6).toLowerCase();
+
+beforeAll(async () => {
+  for (const [i, lat] of [[0, -37.8136], [1, null]] as const) {
+    const { rows } = await pool.query<{ id: string }>(
+      `INSERT INTO venues (name, slug, line1, line2, locality, state, postal_code, country, lat, lng, url, phone)
+       VALUES ($1, $2, '1 Main St', $3, 'Melbourne', 'VIC', '3000', 'AU', $4, $5, $6, NULL) RETURNING id`,
+      [`Hall ${i}`, `it-hall-${tag}-${i}`, i === 0 ? 'Level 2' : null, lat, lat === null ? null : 144.9631, i === 0 ? 'https://hall.example.com' : null],
+    );
+    venueIds.push(rows[0]!.id);
+  }
+  // 30 events over past and future, varied: no venue, no pools, uncapped and capped pools, multi-pool and hidden types.
+  for (let i = 0; i < 30; i += 1) {
+    const startsAt = new Date(Date.now() + (i - 10) * 86_400_000 + 123.456);
+    const { rows } = await pool.query<{ id: string }>(
+      `INSERT INTO events (organisation_id, slug, title, summary, status, starts_at, ends_at, timezone, doors, on_sale_at, venue_id, categories, marked_sold_out)
+       VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $6::timestamptz + interval '3 hours 0.000789 seconds', 'Australia/Melbourne', $7, $8, $9, $10, $11) RETURNING id`,
+      [
+        organisationId,
+        `it-page-${tag}-${i}`,
+        `Show ${i}`,
+        i % 3 === 0 ? null : `Summary ${i}`,
+        ['published', 'draft', 'cancelled', 'published'][i % 4],
+        startsAt.toISOString().replace('Z', '456+00:00'),
+        i % 2 ? '7:30pm' : null,
+        i % 5 === 0 ? new Date(Date.now() + 3_600_000.5) : null,
+        i % 7 === 0 ? null : venueIds[i % 2],
+        i % 2 ? ['music'] : [],
+        i === 4,
+      ],
+    );
+    const eventId = rows[0]!.id;
+    if (i % 6 === 5) continue;
+    const pools: string[] = [];
+    for (const capacity of i % 4 === 1 ? [null] : [100 + i, 20]) {
+      const created = await pool.query<{ id: string }>('INSERT INTO pools (event_id, name, capacity, sold) VALUES ($1, $2, $3, $4) RETURNING id', [
+        eventId,
+        `Pool ${capacity}`,
+        capacity,
+        capacity === 20 ? 20 : i,
+      ]);
+      pools.push(created.rows[0]!.id);
+    }
+    for (let t = 0; t < 3; t += 1) {
+      const created = await pool.query<{ id: string }>(
+        `INSERT INTO ticket_types (event_id, name, description, price_cents, booking_fee_cents, hidden, sort_order, sale_starts_at, sale_ends_at, max_per_order)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 8) RETURNING id`,
+        [eventId, `Type ${t}`, t === 1 ? 'Seats up front' : null, 5_000 + 1_250 * t + i, 450, t === 2, 3 - t, t === 0 ? '2026-01-02T03:04:05.678901Z' : null, null],
+      );
+      const positions = t === 1 ? [...pools].reverse() : pools.slice(0, 1);
+      for (const [position, poolId] of positions.entries()) {
+        await pool.query('INSERT INTO ticket_type_pools (ticket_type_id, pool_id, position) VALUES ($1, $2, $3)', [created.rows[0]!.id, poolId, position]);
+      }
+    }
+  }
+}, 60_000);
+
+afterAll(async () => {
+  const events = `SELECT id FROM events WHERE organisation_id = ${organisationId}`;
+  await pool.query(`DELETE FROM ticket_type_pools WHERE ticket_type_id IN (SELECT id FROM ticket_types WHERE event_id IN (${events}))`);
+  await pool.query(`DELETE FROM ticket_types WHERE event_id IN (${events})`);
+  await pool.query(`DELETE FROM pools WHERE event_id IN (${events})`);
+  await pool.query(`DELETE FROM events WHERE organisation_id = ${organisationId}`);
+  await pool.query('DELETE FROM venues WHERE id = ANY($1::bigint[])', [venueIds]);
+  await pool.end();
+  redis.disconnect();
+});
+
+/** What the per-table reads give for the same page. */
+async function separately(request: { status: string; time: string; limit: number; after?: [string, string] }, now: Date) {
+  const query: EventListQuery = {
+    organisationId,
+    status: request.status as EventListQuery['status'],
+    time: request.time as EventListQuery['time'],
+    terms: undefined,
+    updatedSince: undefined,
+    limit: request.limit,
+    after: request.after,
+    now,
+  };
+  const page = await repository.listEvents(query);
+  return { data: await catalog.views(page.rows), hasMore: page.hasMore, last: page.last };
+}
+
+it.each([
+  ['all', 'all'],
+  ['published', 'upcoming'],
+  ['all', 'past'],
+  ['cancelled', 'all'],
+  ['ended', 'all'],
+  ['draft', 'upcoming'],
+])('status=%s time=%s: one statement renders what the per-table reads render, page by page', async (status, time) => {
+  let after = '';
+  let pages = 0;
+  let position: [string, string] | undefined;
+  for (;;) {
+    const hydrated = await catalog.listEvents(ctx, { status, time, limit: 7, after });
+    const expected = await separately({ status, time, limit: 7, after: position }, new Date());
+    expect(hydrated.data).toEqual(expected.data);
+    expect(hydrated.pageInfo.hasMore).toBe(expected.hasMore);
+    pages += 1;
+    if (!hydrated.pageInfo.hasMore) break;
+    after = hydrated.pageInfo.nextAfter;
+    position = expected.last as [string, string];
+  }
+  if (status === 'all' && time === 'all') {
+    expect(pages).toBe(5); // 30 events, 7 a page
+  }
+});
+
+it('carries every part of the view: venue, sub-millisecond times, prices, multi-pool types, live availability', async () => {
+  const { data } = await catalog.listEvents(ctx, { status: 'all', time: 'all', limit: 25, after: '' });
+  expect(data).toHaveLength(25);
+  expect(data.some((event) => event.venue?.lat === -37.8136 && event.venue.address?.line2 === 'Level 2')).toBe(true);
+  expect(data.some((event) => event.venue === undefined)).toBe(true);
+  expect(data.some((event) => event.ticketing?.ticketsRemaining !== undefined && event.ticketing.ticketsRemaining > 0n)).toBe(true);
+  expect(data.some((event) => event.ticketing?.ticketsRemaining === undefined && event.ticketing?.minPrice !== undefined)).toBe(true);
+  expect(data.every((event) => typeof event.startsAt === 'string')).toBe(true);
+});
