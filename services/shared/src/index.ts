@@ -14,3 +14,4 @@ export * as gen from './gen';
 export * from './runtime';
 export * from './format';
 export * from './keyset';
+export * from './metrics';
