@@ -97,6 +97,6 @@ trap 'rm -rf "$RULES_DIR"' EXIT
 "$PROMTOOL" check rules "$RULES_DIR/rules.json" >/dev/null || { "$PROMTOOL" check rules "$RULES_DIR/rules.json" >&2; exit 1; }
 grep -q 'runbook_url: .*/runbooks.md#partnerapiredisgateclosed' < <("$HELM" template check "$CHART" "${KUBE[@]}" --api-versions monitoring.coreos.com/v1/PrometheusRule) ||
   { echo "alerts do not link their runbook sections" >&2; exit 1; }
-node "$ROOT/deploy/helm/metric-references.js" "$CHART/files/dashboards/partner-api.json" "$RULES_DIR/rules.json" >/dev/null
+node "$ROOT/deploy/helm/metric-references.mjs" "$CHART/files/dashboards/partner-api.json" "$RULES_DIR/rules.json" >/dev/null
 
 echo "chart check: $checked values files lint and render; unknown keys, bad schedules and $refused values the API server would refuse are rejected; alert rules pass promtool and the dashboard queries only declared metrics"

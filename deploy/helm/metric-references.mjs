@@ -8,10 +8,11 @@
  * taken out. Usage: metric-references.js <dashboard.json> <rules.json>
  * (the rules as JSON: { groups: [{ rules: [{ expr }] }] }).
  */
-const fs = require('node:fs');
-const path = require('node:path');
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(__dirname, '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const declared = new Set();
 const walk = (dir) => {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
