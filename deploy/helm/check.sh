@@ -91,4 +91,20 @@ sampled=$("$HELM" template check "$CHART" "${KUBE[@]}" --set config.traceSamplin
 grep -q 'OTEL_TRACES_SAMPLER: "parentbased_always_on"' <<<"$sampled" && grep -q 'OTEL_TRACES_SAMPLER_ARG: "0.25"' <<<"$sampled" ||
   { echo "config.traceSampling is not what the pods get" >&2; exit 1; }
 
-echo "chart check: $checked values files lint and render; unknown keys, bad schedules and $refused values the API server would refuse are rejected"
+# Alerts only where the PrometheusRule CRD is served; their rules pass promtool,
+# and the dashboard parses and queries only metrics the services declare.
+if "$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml" | grep -q '^kind: PrometheusRule$'; then
+  echo "a PrometheusRule was rendered for a cluster without its CRD" >&2; exit 1
+fi
+grep -q 'grafana_dashboard: "1"' <<<"$rendered" || { echo "production render has no dashboard ConfigMap for the Grafana sidecar" >&2; exit 1; }
+PROMTOOL=$("$ROOT/deploy/k8s/install-promtool.sh")
+RULES_DIR=$(mktemp -d)
+trap 'rm -rf "$RULES_DIR"' EXIT
+"$HELM" template check "$CHART" "${KUBE[@]}" --api-versions monitoring.coreos.com/v1/PrometheusRule -f "$CHART/ci/production-values.yaml" \
+  --show-only templates/prometheusrule.yaml | python3 -c 'import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin)["spec"], sys.stdout)' >"$RULES_DIR/rules.json"
+"$PROMTOOL" check rules "$RULES_DIR/rules.json" >/dev/null || { "$PROMTOOL" check rules "$RULES_DIR/rules.json" >&2; exit 1; }
+grep -q 'runbook_url: .*/runbooks.md#partnerapiredisgateclosed' < <("$HELM" template check "$CHART" "${KUBE[@]}" --api-versions monitoring.coreos.com/v1/PrometheusRule) ||
+  { echo "alerts do not link their runbook sections" >&2; exit 1; }
+node "$ROOT/deploy/helm/metric-references.mjs" "$CHART/files/dashboards/partner-api.json" "$RULES_DIR/rules.json" >/dev/null
+
+echo "chart check: $checked values files lint and render; unknown keys, bad schedules and $refused values the API server would refuse are rejected; alert rules pass promtool and the dashboard queries only declared metrics"

@@ -34,6 +34,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     publicBaseUrl: config.PUBLIC_BASE_URL,
     docsBaseUrl: config.DOCS_BASE_URL,
     cursorSecret: config.CURSOR_SECRET,
+    metrics: runtime.metrics,
     trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
   });
   const server = createHttpServer(app, config.DOCS_BASE_URL);

@@ -6,7 +6,9 @@ import { CatalogAdmin } from './domain/catalog-admin';
 import { HoldDesk } from './domain/hold-desk';
 import { HoldBook } from './storage/hold-book';
 import { inventoryHandlers } from './grpc/handlers';
+import { InventoryMetrics } from './metrics';
 import { CatalogRepository } from './storage/catalog-repository';
+import { HotPools } from './storage/hot-pools';
 import { inventoryRedis } from './storage/redis-gate';
 import { StockStore } from './storage/stock-store';
 
@@ -23,10 +25,11 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const catalog = new Catalog(repository, stock, { publicSiteUrl: config.PUBLIC_SITE_URL });
   const admin = new CatalogAdmin(pool, catalog, stock);
   const holds = new HoldDesk(pool, repository, stock, book, catalog, runtime.logger);
+  const metrics = new InventoryMetrics(runtime.metrics, gate, new HotPools(pool, redis, gate, config.METRICS_HOT_POOLS));
   // Serve once Redis is verified; if it is down, start anyway (not ready) and open when it is back.
   await gate.whenOpen(config.REDIS_VERIFY_TIMEOUT_MS).catch((error: unknown) => runtime.logger.warn({ err: error }, 'starting before redis is available'));
-  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, holds), config.GRPC_PORT);
-  runtime.every('hold sweeper', config.HOLD_SWEEP_INTERVAL_MS, () => holds.sweep());
+  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, holds, metrics), config.GRPC_PORT);
+  runtime.every('hold sweeper', config.HOLD_SWEEP_INTERVAL_MS, async () => metrics.expiredHolds(await holds.sweep()));
   await runtime.ready();
   return runtime;
 }

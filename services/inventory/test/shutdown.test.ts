@@ -32,6 +32,10 @@ describe('a service process', () => {
     }
     const metrics = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
     expect(metrics).toContain('process_cpu_user_seconds_total');
+    // The inventory's own gauges, read at scrape time from Redis and PostgreSQL.
+    expect(metrics).toMatch(/^inventory_redis_gate_open\{service="inventory"\} 1$/m);
+    expect(metrics).toMatch(/^outbox_rows_waiting\{service="inventory"\} \d+$/m);
+    expect(metrics).toMatch(/^outbox_oldest_age_seconds\{service="inventory"\} [\d.e+-]+$/m);
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

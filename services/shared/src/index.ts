@@ -16,3 +16,4 @@ export * from './format';
 export * from './keyset';
 export { currentTraceCarrier, inStoredContext, type SpanOutcome, type TraceCarrier } from './telemetry/messaging';
 export * from './redis';
+export * from './metrics';

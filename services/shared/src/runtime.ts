@@ -11,10 +11,11 @@ import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2
 import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
 import { createPool } from './db';
-import { addService, startGrpcServer, type ServiceHandlers } from './grpc';
+import { addService, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
 import { createIdempotentProducer, createKafka, ensureTopic } from './kafka';
 import { Lifecycle } from './lifecycle';
 import { createLogger, type Logger } from './logger';
+import { registerConsumerLag, registerOutboxBacklog } from './metrics';
 import { createMetricsRegistry, startOpsServer } from './ops-server';
 import { OutboxRelay } from './outbox';
 import { headerText, withProcessSpans, type TraceCarrier } from './telemetry/messaging';
@@ -36,6 +37,7 @@ export class ServiceRuntime {
   readonly logger: Logger;
   readonly lifecycle: Lifecycle;
   readonly metrics: Registry;
+  private grpcMetricsOf: GrpcServerMetrics | undefined;
   private opsPort = 0;
   /** The bound gRPC port (0 until serveGrpc); tests bind port 0 and read it here. */
   grpcPort = 0;
@@ -83,6 +85,7 @@ export class ServiceRuntime {
     await producer.connect();
     const relay = new OutboxRelay({ pool, producer, topic: kafkaConfig.KAFKA_TOPIC, logger: this.logger, partitions });
     relay.start();
+    registerOutboxBacklog(this.metrics, pool);
     this.lifecycle.onShutdown('outbox relay', async () => {
       await relay.stop();
       await producer.disconnect();
@@ -139,6 +142,13 @@ export class ServiceRuntime {
     });
     // Disconnecting waits for the chunk in hand and commits what was resolved.
     this.lifecycle.onShutdown('kafka consumer', () => consumer.disconnect());
+    const lag = registerConsumerLag(this.metrics, kafka, group.groupId, kafkaConfig.KAFKA_TOPIC);
+    this.lifecycle.onShutdown('kafka lag reader', () => lag.close());
+  }
+
+  /** One set of gRPC server metrics per process, however many services it serves. */
+  private get grpcMetrics(): GrpcServerMetrics {
+    return (this.grpcMetricsOf ??= new GrpcServerMetrics(this.metrics));
   }
 
   async serveGrpc<M extends GenServiceMethods>(
@@ -147,7 +157,7 @@ export class ServiceRuntime {
     port: number,
   ): Promise<number> {
     const handle = await startGrpcServer(
-      (server: grpc.Server) => addService(server, service, handlers, this.logger),
+      (server: grpc.Server) => addService(server, service, handlers, this.logger, this.grpcMetrics),
       this.config.BIND_HOST,
       port,
     );

@@ -1,5 +1,6 @@
 /** Starts the webhooks service (endpoints, test sends, and live deliveries from the events topic); tests call this and own its life. */
 import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
+import { DeliveryMetrics } from './adapters/delivery-metrics';
 import { ReceiverClient } from './adapters/receiver-client';
 import type { WebhooksConfig } from './config';
 import { Deliveries } from './domain/deliveries';
@@ -30,7 +31,7 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
     receivers,
     config.WEBHOOK_RETRY_SCHEDULE,
     // A claimed attempt stays this process's well past the receiver's deadline; after that a process that died no longer holds it.
-    { concurrency: config.WEBHOOK_CONCURRENCY, leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000 },
+    { concurrency: config.WEBHOOK_CONCURRENCY, leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000, observer: new DeliveryMetrics(runtime.metrics) },
     runtime.logger,
   );
   await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers)), config.GRPC_PORT);

@@ -4,7 +4,7 @@
  * rate limit → routes (scope check, validation, one gRPC call) → errors.
  */
 import express, { type Express } from 'express';
-import type { Logger, RedisClient } from '@partner-api/shared';
+import type { Logger, RedisClient, Registry } from '@partner-api/shared';
 import { KeyResolver } from '../domain/key-resolver';
 import { IdempotencyStore } from '../storage/idempotency-store';
 import { KeyAdmission } from '../storage/key-admission';
@@ -17,6 +17,7 @@ import { idempotency } from './middleware/idempotency';
 import { jsonBody } from './middleware/json-body';
 import { requestContext } from './middleware/request-context';
 import { requestLog } from './middleware/request-log';
+import { requestMetrics } from './middleware/request-metrics';
 import { mountOperations } from './operation-routes';
 import { CursorSealer } from './pagination';
 import { API_OPERATIONS } from './routes';
@@ -31,6 +32,8 @@ export interface AppDependencies {
   docsBaseUrl: string;
   trustProxy: string | boolean;
   cursorSecret: string;
+  /** Where the HTTP request metrics are registered (the ops port's registry). */
+  metrics: Registry;
 }
 
 export function createApp(deps: AppDependencies): Express {
@@ -41,6 +44,7 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use(requestContext(deps.docsBaseUrl));
   app.use(requestLog(deps.logger));
+  app.use(requestMetrics(deps.metrics, API_OPERATIONS));
 
   const openApiDocument = generateOpenApiDocument(
     deps.publicBaseUrl,

@@ -3,10 +3,11 @@ import type { gen, ServiceHandlers } from '@partner-api/shared';
 import type { Catalog } from '../domain/catalog';
 import type { CatalogAdmin } from '../domain/catalog-admin';
 import type { HoldDesk } from '../domain/hold-desk';
+import type { InventoryMetrics } from '../metrics';
 
 type InventoryMethods = (typeof gen.inventory.InventoryService)['method'];
 
-export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: HoldDesk): Partial<ServiceHandlers<InventoryMethods>> {
+export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: HoldDesk, metrics: InventoryMetrics): Partial<ServiceHandlers<InventoryMethods>> {
   return {
     getEvent: (request, ctx) => catalog.getEvent(ctx, request.idOrSlug),
     listEvents: async (request, ctx) =>
@@ -23,7 +24,7 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
     getVenue: (request, ctx) => catalog.getVenue(ctx, request.id),
 
     holdStock: (request, ctx) =>
-      holds.hold(ctx, {
+      metrics.hold(holds.hold(ctx, {
         holdId: request.holdId,
         eventIdOrSlug: request.eventIdOrSlug,
         lines: request.lines.map((line) => ({
@@ -33,7 +34,7 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
         })),
         ttlSeconds: request.ttlSeconds,
         dryRun: request.dryRun,
-      }),
+      })),
     releaseHold: async (request) => ({ released: await holds.release(request.holdId) }),
     commitHold: async (request) => ({ committed: await holds.commit(request.holdId) }),
     takeCompStock: (request, ctx) =>

@@ -11,6 +11,7 @@ import { ApiErrorSchema } from '../gen/partnerapi/common/v1/common_pb';
 import { ApiError, grpcStatusForHttp } from '../errors';
 import { contextFromMetadata, type RequestContext } from './context';
 import { grpcServiceDefinition } from './definition';
+import type { GrpcServerMetrics } from './server-metrics';
 
 export const API_ERROR_METADATA_KEY = 'partner-api-error-bin';
 
@@ -52,6 +53,7 @@ export function addService<M extends GenServiceMethods>(
   service: GenService<M>,
   handlers: Partial<ServiceHandlers<M>>,
   logger: Logger,
+  metrics?: GrpcServerMetrics,
 ): void {
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -62,13 +64,17 @@ export function addService<M extends GenServiceMethods>(
       call: grpc.ServerUnaryCall<MessageShape<typeof method.input>, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
+      const done = metrics?.start(service.typeName, method.name);
       void (async () => {
         try {
           const ctx = contextFromMetadata(call.metadata);
           const result = await handler(call.request as never, ctx);
           callback(null, create(method.output, result as never));
+          done?.(grpc.status.OK);
         } catch (error) {
-          callback(toServiceError(error, logger, method.name));
+          const serviceError = toServiceError(error, logger, method.name);
+          callback(serviceError);
+          done?.(serviceError.code);
         }
       })();
     };

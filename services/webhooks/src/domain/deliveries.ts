@@ -28,6 +28,7 @@ import type { ReceiverClient } from '../adapters/receiver-client';
 import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent, SucceededAttempt } from '../storage/delivery-repository';
 import type { EndpointRepository } from '../storage/endpoint-repository';
 import { BatchWriter } from './batch-writer';
+import { deliveryOutcome, type DeliveryObserver } from './delivery-observer';
 import { deliveryHeaders, signingSecrets } from './delivery-request';
 import { disableReason } from './endpoint-health';
 import { nextAttemptAt, type RetrySchedule } from './retry-schedule';
@@ -38,6 +39,8 @@ export interface DeliveryOptions {
   concurrency: number;
   /** How long a claimed attempt is this sender's before another may take it over. */
   leaseMs: number;
+  /** Told of every attempt's outcome and every endpoint disabled (the metrics). */
+  observer?: DeliveryObserver;
 }
 
 /** Reads the routing fields of an event body; null for anything that is not one of our events. */
@@ -116,6 +119,7 @@ export class Deliveries {
     const sentAt = this.clock();
     const headers = deliveryHeaders({ id: delivery.event_id, type: delivery.event_type }, delivery.attempt, delivery.payload, signingSecrets(delivery, sentAt), sentAt);
     const response = await this.receivers.post(delivery.url, headers, delivery.payload);
+    this.options.observer?.attempted(deliveryOutcome(response), response.durationMs);
     if (response.ok) {
       // Not awaited: the slot takes the next attempt while this one is written with others.
       this.successes
@@ -133,6 +137,7 @@ export class Deliveries {
       if (reason) {
         await this.endpoints.disable(client, delivery.endpoint_id, reason);
         await this.deliveries.cancelScheduled(client, delivery.endpoint_id);
+        this.options.observer?.endpointDisabled(reason);
         this.logger.warn({ organisation_id: endpoint!.organisation_id, endpoint_id: delivery.endpoint_id, reason }, 'webhook endpoint disabled');
         return;
       }

@@ -1,0 +1,48 @@
+/**
+ * Stock remaining in the hot pools, for the metrics: a bounded set, so a
+ * catalog of thousands of events never becomes thousands of series. Hot
+ * means a capped pool of an event on sale now (published, its sale opened,
+ * not started yet), ranked by live holds (checkouts in progress), then by
+ * the most recently opened sale; at most `limit` pools. Counters are read
+ * from Redis as they stand and never rebuilt here: a pool whose counter is
+ * missing, or every pool while the Redis gate is closed, is left out.
+ */
+import type { Pool } from '@partner-api/shared';
+import type { Redis } from 'ioredis';
+import type { StockGate } from './hold-book';
+import { availabilityKey } from './stock-store';
+
+export interface PoolStock {
+  eventId: string;
+  poolId: string;
+  remaining: number;
+}
+
+export class HotPools {
+  constructor(
+    private readonly pool: Pool,
+    private readonly redis: Redis,
+    private readonly gate: Pick<StockGate, 'isOpen'>,
+    private readonly limit: number,
+  ) {}
+
+  async remaining(): Promise<PoolStock[]> {
+    if (this.limit === 0 || !this.gate.isOpen) return [];
+    const { rows } = await this.pool.query<{ pool_id: string; event_id: string }>(
+      `SELECT p.id AS pool_id, p.event_id
+         FROM pools p
+         JOIN events e ON e.id = p.event_id
+         LEFT JOIN (SELECT event_id, count(*) AS live FROM holds WHERE state = 'held' GROUP BY event_id) h ON h.event_id = e.id
+        WHERE e.status = 'published' AND p.capacity IS NOT NULL
+          AND coalesce(e.on_sale_at, e.created_at) <= now() AND e.starts_at > now()
+        ORDER BY coalesce(h.live, 0) DESC, coalesce(e.on_sale_at, e.created_at) DESC, p.id
+        LIMIT $1`,
+      [this.limit],
+    );
+    const counters = await Promise.all(rows.map((row) => this.redis.get(availabilityKey(row.event_id, row.pool_id))));
+    return rows.flatMap((row, index) => {
+      const counter = counters[index];
+      return counter === null || counter === undefined ? [] : [{ eventId: row.event_id, poolId: row.pool_id, remaining: Math.max(0, Number(counter)) }];
+    });
+  }
+}
