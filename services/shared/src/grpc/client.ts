@@ -22,6 +22,19 @@ export type ServiceClient<M extends GenServiceMethods> = {
 
 const DEFAULT_DEADLINE_MS = 10_000;
 
+/**
+ * Every channel balances calls over all the addresses its target resolves
+ * to (round_robin; grpc-js's default, pick_first, sends everything to one).
+ * With `dns:///<headless service>:<port>` that is every ready pod; with a
+ * plain host:port it is the one address, as before. A server's
+ * max_connection_age (server.ts) makes the channel resolve again, so pods
+ * added later get their share.
+ */
+export const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+};
+
 /** Rebuilds the service's ApiError from a failed call. */
 export function apiErrorFromGrpc(error: grpc.ServiceError): ApiError {
   const raw = error.metadata?.get(API_ERROR_METADATA_KEY)[0];
@@ -40,13 +53,19 @@ export function apiErrorFromGrpc(error: grpc.ServiceError): ApiError {
   return new ApiError('internal_error', 'An internal error occurred.');
 }
 
+/**
+ * `address` is any grpc-js target: `host:port`, `dns:///name:port` (every
+ * address the name resolves to), or `ipv4:127.0.0.1:p1,127.0.0.1:p2`.
+ */
 export function createServiceClient<M extends GenServiceMethods>(
   service: GenService<M>,
   address: string,
+  options: { interceptors?: grpc.Interceptor[] } = {},
 ): ServiceClient<M> {
   const Constructor = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
-    'grpc.keepalive_time_ms': 30_000,
+    ...GRPC_CHANNEL_OPTIONS,
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
   });
   const methods: Record<string, unknown> = {};
   for (const method of service.methods) {

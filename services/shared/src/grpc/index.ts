@@ -2,3 +2,4 @@ export * from './context';
 export * from './definition';
 export * from './server';
 export * from './client';
+export * from './health';
