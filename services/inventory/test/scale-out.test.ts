@@ -32,7 +32,7 @@ let client: ReturnType<typeof createServiceClient<(typeof gen.inventory.Inventor
 const recordPeer: grpc.Interceptor = (options, nextCall) => {
   const call = nextCall(options);
   return new grpc.InterceptingCall(call, {
-    start: (metadata, listener, next) =>
+    start: (metadata, _listener, next) =>
       next(metadata, {
         onReceiveStatus: (status, nextStatus) => {
           servedBy.push(call.getPeer());
