@@ -4,12 +4,12 @@
  */
 import { createLogger, type ServiceRuntime } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
-import { loadGatewayConfig, startGateway, type RunningGateway } from '@partner-api/gateway';
+import { loadGatewayConfig, startGateway } from '@partner-api/gateway';
 
 const logger = createLogger('it', 'silent');
 const env = { ...process.env, GRPC_PORT: '0', OPS_PORT: '19490', HTTP_PORT: '0', BACKEND_HEALTH_INTERVAL_MS: '300' };
 let inventory: ServiceRuntime;
-let gateway: RunningGateway;
+let gateway: Awaited<ReturnType<typeof startGateway>>;
 
 async function readiness(): Promise<{ status: number; failing: string[] }> {
   const response = await fetch('http://127.0.0.1:19490/readyz');
