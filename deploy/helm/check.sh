@@ -68,6 +68,10 @@ fi
 # Every pod pauses before SIGTERM and is spread over zones and nodes.
 [[ $(grep -c 'sleep: { seconds: 5 }' <<<"$rendered") -eq 5 ]] || { echo "not every Deployment has the preStop pause" >&2; exit 1; }
 [[ $(grep -c 'topologyKey: topology.kubernetes.io/zone' <<<"$rendered") -eq 5 ]] || { echo "not every Deployment spreads over zones" >&2; exit 1; }
+# gRPC spreads over every pod: a headless Service per gRPC component, clients on dns:/// targets, native grpc readiness probes.
+[[ $(grep -c 'clusterIP: None' <<<"$rendered") -eq 4 ]] || { echo "not every gRPC component has a headless Service" >&2; exit 1; }
+[[ $(grep -c '_GRPC_ADDR: "dns:///check-partner-api-[a-z]*-headless:' <<<"$rendered") -eq 4 ]] || { echo "gRPC clients do not use the headless Services" >&2; exit 1; }
+[[ $(grep -c 'grpc: { port: ' <<<"$rendered") -eq 4 ]] || { echo "not every gRPC container has a grpc readiness probe" >&2; exit 1; }
 # Optional routing, annotations, Secret env and digests render as asked.
 DIGEST=sha256:$(printf '%064d' 7)
 extras=$("$HELM" template check "$CHART" "${KUBE[@]}" --api-versions gateway.networking.k8s.io/v1/HTTPRoute \

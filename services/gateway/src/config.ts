@@ -11,6 +11,8 @@ export const gatewayEnv = commonEnv
     ORDERS_GRPC_ADDR: z.string().default(localGrpcAddress('orders')),
     TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),
     WEBHOOKS_GRPC_ADDR: z.string().default(localGrpcAddress('webhooks')),
+    /** How often the gateway asks each backend's grpc.health.v1 service; /readyz reads the last answers. */
+    BACKEND_HEALTH_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
     PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:4000'),
     DOCS_BASE_URL: z.string().url().default('https://docs.partner-api.example.com/errors'),
     /** Express "trust proxy": which hops may set X-Forwarded-For (the caller IP for allowlists). */

@@ -4,7 +4,7 @@ import { ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { GatewayConfig } from './config';
 import { createApp } from './http/app';
 import { createHttpServer } from './http/http-server';
-import { closeServiceClients, createServiceClients } from './http/service-clients';
+import { closeServiceClients, createBackendHealth, createServiceClients, type BackendAddresses } from './http/service-clients';
 import { KeyRepository } from './storage/key-repository';
 
 export const SCHEMA = 'gateway';
@@ -18,13 +18,24 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const runtime = new ServiceRuntime('gateway', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   const redis = runtime.redis(config);
-  const clients = createServiceClients({
+  const addresses: BackendAddresses = {
     inventory: config.INVENTORY_GRPC_ADDR,
     orders: config.ORDERS_GRPC_ADDR,
     tickets: config.TICKETS_GRPC_ADDR,
     webhooks: config.WEBHOOKS_GRPC_ADDR,
-  });
+  };
+  const clients = createServiceClients(addresses);
   runtime.lifecycle.onShutdown('grpc clients', () => closeServiceClients(clients));
+  // Ready only while every backend has a serving instance: a gateway that could only answer 500s is taken
+  // out of its Service. Checked in the background on a timer; /readyz reads the last answers.
+  const backends = createBackendHealth(addresses, config.BACKEND_HEALTH_INTERVAL_MS);
+  runtime.lifecycle.onShutdown('backend health', () => backends.close());
+  for (const name of Object.keys(addresses)) {
+    runtime.lifecycle.addReadinessCheck(`backend ${name}`, async () => {
+      if (backends.failing().includes(name)) throw new Error(`${name}: ${backends.status(name)?.detail}`);
+    });
+  }
+  await backends.start();
 
   const app = createApp({
     logger: runtime.logger,

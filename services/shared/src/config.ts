@@ -73,7 +73,14 @@ export const grpcServiceEnv = (ports: { grpc: number; ops: number }) =>
   commonEnv
     .extend(databaseEnv.shape)
     .extend(kafkaEnv.shape)
-    .extend({ GRPC_PORT: portEnv(ports.grpc), OPS_PORT: portEnv(ports.ops) });
+    .extend({
+      GRPC_PORT: portEnv(ports.grpc),
+      OPS_PORT: portEnv(ports.ops),
+      /** Connections older than this are asked to reconnect, so clients rebalance over new pods; 0 never. */
+      GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().nonnegative().default(60_000),
+      /** How long calls in flight on such a connection may still run. */
+      GRPC_MAX_CONNECTION_AGE_GRACE_MS: z.coerce.number().int().nonnegative().default(15_000),
+    });
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

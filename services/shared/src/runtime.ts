@@ -11,7 +11,7 @@ import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2
 import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
 import { createPool } from './db';
-import { addService, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
+import { addService, GrpcHealth, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
 import { createIdempotentProducer, createKafka, ensureTopic } from './kafka';
 import { Lifecycle } from './lifecycle';
 import { createLogger, type Logger } from './logger';
@@ -31,7 +31,12 @@ export interface RuntimeConfig {
   BIND_HOST: string;
   OPS_PORT: number;
   LOG_LEVEL: string;
+  GRPC_MAX_CONNECTION_AGE_MS?: number;
+  GRPC_MAX_CONNECTION_AGE_GRACE_MS?: number;
 }
+
+/** How often a gRPC server's health status is brought up to date with the process's readiness. */
+export const GRPC_HEALTH_REFRESH_MS = 2_000;
 
 export class ServiceRuntime {
   readonly logger: Logger;
@@ -41,6 +46,7 @@ export class ServiceRuntime {
   private opsPort = 0;
   /** The bound gRPC port (0 until serveGrpc); tests bind port 0 and read it here. */
   grpcPort = 0;
+  private grpcHealth: GrpcHealth | undefined;
 
   constructor(
     readonly name: string,
@@ -156,12 +162,24 @@ export class ServiceRuntime {
     handlers: Partial<ServiceHandlers<M>>,
     port: number,
   ): Promise<number> {
+    const health = new GrpcHealth([service.typeName]);
     const handle = await startGrpcServer(
-      (server: grpc.Server) => addService(server, service, handlers, this.logger, this.grpcMetrics),
+      (server: grpc.Server) => {
+        addService(server, service, handlers, this.logger, this.grpcMetrics);
+        health.addToServer(server);
+      },
       this.config.BIND_HOST,
       port,
+      {
+        maxConnectionAgeMs: this.config.GRPC_MAX_CONNECTION_AGE_MS,
+        maxConnectionAgeGraceMs: this.config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
+      },
     );
     this.lifecycle.onShutdown('grpc server', () => handle.drain());
+    // grpc.health.v1 answers what /readyz would (cached, so probes cost no queries); not serving the moment shutdown starts.
+    this.every('grpc health', GRPC_HEALTH_REFRESH_MS, () => this.refreshGrpcHealth());
+    this.lifecycle.onShutdown('grpc health', () => health.stop());
+    this.grpcHealth = health;
     this.grpcPort = handle.port;
     return handle.port;
   }
@@ -236,8 +254,17 @@ export class ServiceRuntime {
     this.lifecycle.onShutdown('ops server', () => ops.close(), { last: true });
     this.opsPort = ops.port;
     this.lifecycle.markStarted();
+    // Serving as soon as readiness says so, not at the next tick (not awaited: signals are wired once this returns).
+    void this.refreshGrpcHealth().catch((error: unknown) => this.logger.warn({ err: error }, 'grpc health refresh failed'));
     this.logger.info({ grpcPort: this.grpcPort, opsPort: this.opsPort }, `${this.name} started`);
     return { opsPort: this.opsPort, grpcPort: this.grpcPort };
+  }
+
+  private async refreshGrpcHealth(): Promise<void> {
+    if (!this.grpcHealth) return;
+    const { ready } = await this.lifecycle.readiness();
+    // A check that began before shutdown must not turn it back to serving.
+    this.grpcHealth.set(ready && !this.lifecycle.isStopping);
   }
 
   stop(reason = 'stop'): Promise<void> {

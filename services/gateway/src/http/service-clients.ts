@@ -1,5 +1,5 @@
 /** One gRPC client per downstream service, created once per gateway process. */
-import { createServiceClient, gen, type ServiceClient } from '@partner-api/shared';
+import { BackendHealth, createServiceClient, gen, GRPC_CHANNEL_OPTIONS, type ServiceClient } from '@partner-api/shared';
 
 export interface ServiceClients {
   inventory: ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
@@ -8,12 +8,9 @@ export interface ServiceClients {
   webhooks: ServiceClient<(typeof gen.webhooks.WebhooksService)['method']>;
 }
 
-export function createServiceClients(addresses: {
-  inventory: string;
-  orders: string;
-  tickets: string;
-  webhooks: string;
-}): ServiceClients {
+export type BackendAddresses = Record<keyof ServiceClients, string>;
+
+export function createServiceClients(addresses: BackendAddresses): ServiceClients {
   return {
     inventory: createServiceClient(gen.inventory.InventoryService, addresses.inventory),
     orders: createServiceClient(gen.orders.OrdersService, addresses.orders),
@@ -24,4 +21,18 @@ export function createServiceClients(addresses: {
 
 export function closeServiceClients(clients: ServiceClients): void {
   for (const client of Object.values(clients)) client.close();
+}
+
+/** Each backend's health, asked over the same kind of load-balanced target as its client. */
+export function createBackendHealth(addresses: BackendAddresses, intervalMs: number): BackendHealth {
+  const service = {
+    inventory: gen.inventory.InventoryService.typeName,
+    orders: gen.orders.OrdersService.typeName,
+    tickets: gen.tickets.TicketsService.typeName,
+    webhooks: gen.webhooks.WebhooksService.typeName,
+  };
+  return new BackendHealth(
+    Object.fromEntries(Object.entries(addresses).map(([name, address]) => [name, { address, service: service[name as keyof ServiceClients] }])),
+    { intervalMs, deadlineMs: Math.min(2_000, intervalMs), channelOptions: GRPC_CHANNEL_OPTIONS },
+  );
 }

@@ -34,6 +34,19 @@ export class ServiceUnanswered extends ApiError {
   }
 }
 
+/**
+ * Every channel balances calls over all the addresses its target resolves
+ * to (round_robin; grpc-js's default, pick_first, sends everything to one).
+ * With `dns:///<headless service>:<port>` that is every ready pod; with a
+ * plain host:port it is the one address, as before. A server's
+ * max_connection_age (server.ts) makes the channel resolve again, so pods
+ * added later get their share.
+ */
+export const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+};
+
 /** Rebuilds the service's ApiError from a failed call. */
 export function apiErrorFromGrpc(error: grpc.ServiceError): ApiError {
   const raw = error.metadata?.get(API_ERROR_METADATA_KEY)[0];
@@ -52,13 +65,19 @@ export function apiErrorFromGrpc(error: grpc.ServiceError): ApiError {
   return new ServiceUnanswered(error.code);
 }
 
+/**
+ * `address` is any grpc-js target: `host:port`, `dns:///name:port` (every
+ * address the name resolves to), or `ipv4:127.0.0.1:p1,127.0.0.1:p2`.
+ */
 export function createServiceClient<M extends GenServiceMethods>(
   service: GenService<M>,
   address: string,
+  options: { interceptors?: grpc.Interceptor[] } = {},
 ): ServiceClient<M> {
   const Constructor = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
-    'grpc.keepalive_time_ms': 30_000,
+    ...GRPC_CHANNEL_OPTIONS,
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
   });
   const methods: Record<string, unknown> = {};
   for (const method of service.methods) {

@@ -3,3 +3,4 @@ export * from './definition';
 export * from './server';
 export * from './client';
 export * from './server-metrics';
+export * from './health';

@@ -82,12 +82,30 @@ export function addService<M extends GenServiceMethods>(
   server.addService(grpcServiceDefinition(service), implementation);
 }
 
+export interface GrpcServerOptions {
+  /**
+   * Connections older than this (grpc-js adds up to 10% jitter) are sent
+   * GOAWAY, so clients resolve their target again and spread over pods added
+   * since they connected. 0 keeps connections for ever.
+   */
+  maxConnectionAgeMs?: number;
+  /** How long calls in flight on such a connection may still take before it is closed. */
+  maxConnectionAgeGraceMs?: number;
+}
+
 export async function startGrpcServer(
   register: (server: grpc.Server) => void,
   host: string,
   port: number,
+  options: GrpcServerOptions = {},
 ): Promise<GrpcServerHandle> {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+    ...(options.maxConnectionAgeMs ? { 'grpc.max_connection_age_ms': options.maxConnectionAgeMs } : {}),
+    ...(options.maxConnectionAgeMs && options.maxConnectionAgeGraceMs !== undefined
+      ? { 'grpc.max_connection_age_grace_ms': options.maxConnectionAgeGraceMs }
+      : {}),
+  });
   register(server);
   const boundPort = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, actual) =>
