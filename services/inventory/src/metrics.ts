@@ -7,7 +7,7 @@
 import { ApiError, Counter, Gauge, scrapeRead, type Registry } from '@partner-api/shared';
 import type { HoldResult } from './domain/hold-desk';
 import type { HotPools } from './storage/hot-pools';
-import type { StockGate } from './storage/hold-book';
+import type { RedisGate } from './storage/redis-gate';
 
 function holdErrorOutcome(error: unknown): 'refused' | 'failed' | 'invalid' {
   if (!(error instanceof ApiError) || error.httpStatus >= 500) return 'failed';
@@ -18,7 +18,7 @@ export class InventoryMetrics {
   private readonly holds: Counter<'outcome'>;
   private readonly expired: Counter;
 
-  constructor(registry: Registry, gate: Pick<StockGate, 'isOpen'>, hotPools: HotPools) {
+  constructor(registry: Registry, gate: Pick<RedisGate, 'isOpen'>, hotPools: HotPools) {
     this.holds = new Counter({
       name: 'inventory_holds_total',
       help: 'Hold requests by outcome: taken, refused (not enough stock), failed (Redis unusable, a server error), invalid (the request itself), dry_run (took nothing)',
@@ -32,7 +32,7 @@ export class InventoryMetrics {
     });
     new Gauge({
       name: 'inventory_redis_gate_open',
-      help: '1 while Redis is connected and its data verified for this run; 0 while stock operations are refused',
+      help: '1 while Redis (every shard of a cluster) is connected and its data verified for this run; 0 while stock operations on some events are refused',
       registers: [registry],
       collect() {
         this.set(gate.isOpen ? 1 : 0);

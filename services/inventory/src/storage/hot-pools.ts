@@ -5,11 +5,10 @@
  * not started yet), ranked by live holds (checkouts in progress), then by
  * the most recently opened sale; at most `limit` pools. Counters are read
  * from Redis as they stand and never rebuilt here: a pool whose counter is
- * missing, or every pool while the Redis gate is closed, is left out.
+ * missing, or every pool of a Redis shard whose gate is closed, is left out.
  */
-import type { Pool } from '@partner-api/shared';
-import type { Redis } from 'ioredis';
-import type { StockGate } from './hold-book';
+import type { Pool, RedisClient } from '@partner-api/shared';
+import type { RedisGate } from './redis-gate';
 import { availabilityKey } from './stock-store';
 
 export interface PoolStock {
@@ -21,13 +20,13 @@ export interface PoolStock {
 export class HotPools {
   constructor(
     private readonly pool: Pool,
-    private readonly redis: Redis,
-    private readonly gate: Pick<StockGate, 'isOpen'>,
+    private readonly redis: RedisClient,
+    private readonly gate: Pick<RedisGate, 'anyOpen' | 'isOpenFor'>,
     private readonly limit: number,
   ) {}
 
   async remaining(): Promise<PoolStock[]> {
-    if (this.limit === 0 || !this.gate.isOpen) return [];
+    if (this.limit === 0 || !this.gate.anyOpen) return [];
     const { rows } = await this.pool.query<{ pool_id: string; event_id: string }>(
       `SELECT p.id AS pool_id, p.event_id
          FROM pools p
@@ -39,8 +38,10 @@ export class HotPools {
         LIMIT $1`,
       [this.limit],
     );
-    const counters = await Promise.all(rows.map((row) => this.redis.get(availabilityKey(row.event_id, row.pool_id))));
-    return rows.flatMap((row, index) => {
+    // A closed shard's counters are not this run's: its pools are left out until it is rebuilt.
+    const open = rows.filter((row) => this.gate.isOpenFor(row.event_id));
+    const counters = await Promise.all(open.map((row) => this.redis.get(availabilityKey(row.event_id, row.pool_id))));
+    return open.flatMap((row, index) => {
       const counter = counters[index];
       return counter === null || counter === undefined ? [] : [{ eventId: row.event_id, poolId: row.pool_id, remaining: Math.max(0, Number(counter)) }];
     });
