@@ -55,6 +55,9 @@ let client: ReturnType<typeof createServiceClient<(typeof gen.inventory.Inventor
 let db: Pool;
 let redis: RedisClient;
 
+// Tests wait for holds to lapse and for the sweeper (each wait bounded by `eventually`, up to 10 s): more than Jest's 5 s default.
+jest.setTimeout(30_000);
+
 beforeAll(async () => {
   redis = redisFromEnv({ ...process.env, REDIS_URL: redisUrl() });
   await keysEverywhere(redis, 'nothing'); // connected, slot table known
