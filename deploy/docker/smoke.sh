@@ -29,7 +29,9 @@ node "$ROOT/services/cli/dist/main.js" demo seed --out "$DATA/demo.env" --base-u
 "$PODMAN" run -d --name "$NAME" "${as_the_chart_runs_it[@]}" -e HTTP_PORT=$HTTP_PORT -e OPS_PORT=$OPS_PORT \
   -w /app/services/gateway "$IMAGE" node --enable-source-maps --require @partner-api/shared/telemetry/register dist/main.js >/dev/null
 trap '"$PODMAN" rm -f -t 10 "$NAME" >/dev/null 2>&1 || true' EXIT
-ready() { curl -fs -o /dev/null "http://127.0.0.1:$OPS_PORT/readyz"; }
+# Alive, not ready: the gateway alone has no backends, and its readiness
+# follows theirs (decision D133); GET / needs only PostgreSQL and Redis.
+ready() { curl -fs -o /dev/null "http://127.0.0.1:$OPS_PORT/healthz"; }
 deadline=$((SECONDS + 60))
 until ready; do
   if ((SECONDS >= deadline)) || ! "$PODMAN" container exists "$NAME"; then
@@ -40,6 +42,8 @@ until ready; do
 done
 body=$(curl -fsS -H "Authorization: Bearer $DEMO_LIVE_KEY" "http://127.0.0.1:$HTTP_PORT/")
 grep -q '"object":"api_key_info"' <<<"$body" || die "GET / through the image answered: $body"
+readiness=$(curl -s "http://127.0.0.1:$OPS_PORT/readyz" || true)
+grep -q 'backend inventory' <<<"$readiness" || die "/readyz of a gateway without backends answered: $readiness"
 user=$("$PODMAN" exec "$NAME" id -u)
 [[ "$user" == 1000 ]] || die "the gateway runs as uid $user"
-say "image smoke test: $IMAGE migrated the schemas and served GET / read-only as uid 1000 without capabilities"
+say "image smoke test: $IMAGE migrated the schemas and served GET / read-only as uid 1000 without capabilities (not ready without its backends, as it should be)"
