@@ -15,6 +15,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
+const { setTimeout, clearTimeout } = require('node:timers');
 const { createServiceClient, gen, randomBase62 } = require('@partner-api/shared');
 const { loadEnv, loopLoad, record } = require('./lib');
 
