@@ -81,14 +81,16 @@ def world():
     org = partnerctl("org", "create", "--name", f"Python client {suffix}", "--slug", f"py-{suffix}")["id"]
     key = partnerctl("key", "issue", "--org", str(org), "--name", "python-client")["secret"]
     slug = f"py-client-{suffix}"
-    partnerctl("event", "create", "--org", str(org), "--slug", slug, "--title", "Python Client Live", "--starts-at", "2030-03-14T09:00:00Z", "--timezone", "Australia/Melbourne", "--venue-id", "1")
+    # A venue of its own: a database that has seen other runs need not hold venue 1.
+    venue = partnerctl("venue", "create", "--org", str(org), "--name", f"Python Hall {suffix}", "--slug", f"py-hall-{suffix}", "--line1", "1 Test Street", "--locality", "Melbourne", "--state", "VIC", "--postal-code", "3000", "--country", "AU")["id"]
+    partnerctl("event", "create", "--org", str(org), "--slug", slug, "--title", "Python Client Live", "--starts-at", "2030-03-14T09:00:00Z", "--timezone", "Australia/Melbourne", "--venue-id", str(venue))
     pool = partnerctl("pool", "create", "--org", str(org), "--event", slug, "--name", "GA", "--capacity", "100")["id"]
     ticket_type = partnerctl("ticket-type", "create", "--org", str(org), "--event", slug, "--name", "GA", "--price", "10.00", "--booking-fee", "1.00", "--pool-ids", str(pool))["id"]
     partnerctl("event", "publish", slug, "--org", str(org))
     receiver = ThreadingHTTPServer(("127.0.0.1", 0), Accept)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     client = AuthenticatedClient(base_url=os.environ.get("BASE_URL", "http://127.0.0.1:4000"), token=key, raise_on_unexpected_status=True)
-    yield {"client": client, "slug": slug, "ticket_type": ticket_type, "receiver": f"http://127.0.0.1:{receiver.server_address[1]}/hooks"}
+    yield {"client": client, "slug": slug, "venue": venue, "ticket_type": ticket_type, "receiver": f"http://127.0.0.1:{receiver.server_address[1]}/hooks"}
     receiver.shutdown()
 
 
@@ -102,8 +104,8 @@ def test_account_and_catalog(world):
     types = list_ticket_types.sync(slug, client=client)
     assert isinstance(types, TicketTypeList) and types.data[0].id == world["ticket_type"]
     venues = list_venues.sync(client=client)
-    assert isinstance(venues, VenueList) and venues.data[0].id == 1
-    assert isinstance(retrieve_venue.sync("1", client=client), Venue)
+    assert isinstance(venues, VenueList) and world["venue"] in [venue.id for venue in venues.data]
+    assert isinstance(retrieve_venue.sync(str(world["venue"]), client=client), Venue)
     missing = retrieve_event.sync_detailed("no-such-event", client=client)
     assert missing.status_code == 404 and isinstance(missing.parsed, Error) and missing.parsed.error.code == "resource_missing"
 

@@ -26,9 +26,12 @@ suffix=$(date +%s)-$RANDOM
 org=$(cli org create --name "Schemathesis $suffix" --slug "schemathesis-$suffix" | json_field "['id']")
 key=$(cli key issue --org "$org" --name schemathesis --mode live --rate-limit 1000000 | json_field "['secret']")
 [[ -n "$key" ]] || { echo "could not issue the run's key" >&2; exit 1; }
+# A venue of its own: a database that has seen other runs need not hold venue 1.
+venue=$(cli venue create --org "$org" --name "Schemathesis Hall $suffix" --slug "schemathesis-hall-$suffix" \
+  --line1 "1 Test Street" --locality Melbourne --state VIC --postal-code 3000 --country AU | json_field "['id']")
 event="schemathesis-$suffix"
 cli event create --org "$org" --slug "$event" --title "Schemathesis Live" --starts-at 2030-03-14T09:00:00Z \
-  --timezone Australia/Melbourne --venue-id 1 >/dev/null
+  --timezone Australia/Melbourne --venue-id "$venue" >/dev/null
 pool=$(cli pool create --org "$org" --event "$event" --name "General Admission" --capacity 100000 | json_field "['id']")
 cli ticket-type create --org "$org" --event "$event" --name GA --price 10.00 --booking-fee 1.00 --pool-ids "$pool" >/dev/null
 cli event publish "$event" --org "$org" >/dev/null
