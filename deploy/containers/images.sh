@@ -39,14 +39,15 @@ build() {
 }
 
 # Kafka's context: the jars of deploy/local/kafka/pom.xml (hard links to the
-# copy deploy/local/kafka.sh fetched) and start.sh.
+# copy deploy/local/kafka.sh fetched), start.sh and the broker settings it
+# shares with deploy/local/kafka.sh.
 context_kafka() {
   kafka_fetch_jars
   cp -al "$KAFKA_LIB" "$1/lib" 2>/dev/null || cp -a "$KAFKA_LIB" "$1/lib"
   rm -f "$1"/lib/.pom-*
-  cp "$HERE/kafka/start.sh" "$1/"
+  cp "$HERE/kafka/start.sh" "$KAFKA_SINGLE_NODE_PROPERTIES" "$KAFKA_SERVER_LOG4J" "$1/"
 }
 
 echo "POSTGRES_IMAGE=$(build postgres)"
 echo "REDIS_IMAGE=$(build redis)"
-echo "KAFKA_IMAGE=$(build kafka "$HERE/kafka/start.sh" "$KAFKA_POM")"
+echo "KAFKA_IMAGE=$(build kafka "$HERE/kafka/start.sh" "$KAFKA_POM" "$KAFKA_SINGLE_NODE_PROPERTIES" "$KAFKA_SERVER_LOG4J")"

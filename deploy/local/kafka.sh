@@ -11,6 +11,8 @@ KAFKA_LIB="$KAFKA_DIR/lib"
 KAFKA_PID="$KAFKA_DIR/kafka.pid"
 KAFKA_LOG="$LOGS/kafka.log"
 KAFKA_POM="$ROOT/deploy/local/kafka/pom.xml"
+KAFKA_SINGLE_NODE_PROPERTIES="$ROOT/deploy/local/kafka/single-node.properties"
+KAFKA_SERVER_LOG4J="$ROOT/deploy/local/kafka/server-log4j.properties"
 
 kafka_running() { pid_is "$(pid_from "$KAFKA_PID")" kafka.Kafka; }
 
@@ -33,26 +35,17 @@ kafka_fetch_jars() {
 
 kafka_write_config() {
   # log.dirs is absolute, so it is computed here rather than checked in.
-  cat >"$KAFKA_DIR/server.properties" <<PROPS
-# Written by deploy/local/kafka.sh on every start; edits are lost.
-process.roles=broker,controller
-node.id=1
+  {
+    echo "# Written by deploy/local/kafka.sh on every start; edits are lost."
+    cat "$KAFKA_SINGLE_NODE_PROPERTIES"
+    cat <<PROPS
 controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
 listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
 advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
-controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
 log.dirs=$KAFKA_DIR/data
-num.partitions=6
-offsets.topic.replication.factor=1
-# 6 rather than 50 consumer-offset partitions: a first consumer group is ready sooner.
-offsets.topic.num.partitions=6
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-auto.create.topics.enable=false
-group.initial.rebalance.delay.ms=0
 PROPS
+  } >"$KAFKA_DIR/server.properties"
   kafka_write_log4j
 }
 
@@ -61,13 +54,7 @@ kafka_write_log4j() {
   mkdir -p "$KAFKA_DIR"
   # The server: INFO to stdout, which nohup sends to .data/logs/kafka.log
   # (with anything the JVM itself prints). Per-request logs only on warnings.
-  cat >"$KAFKA_DIR/log4j.properties" <<'PROPS'
-log4j.rootLogger=INFO, stdout
-log4j.appender.stdout=org.apache.log4j.ConsoleAppender
-log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
-log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
-log4j.logger.kafka.request.logger=WARN
-PROPS
+  cp "$KAFKA_SERVER_LOG4J" "$KAFKA_DIR/log4j.properties"
   # The command-line tools: warnings only, on stderr.
   cat >"$KAFKA_DIR/tools-log4j.properties" <<'PROPS'
 log4j.rootLogger=WARN, stderr

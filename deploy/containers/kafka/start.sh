@@ -7,31 +7,17 @@ set -eu
 set -f
 : "${KAFKA_ADVERTISED:?set KAFKA_ADVERTISED to the host:port clients connect to}"
 CONF=/var/lib/kafka/server.properties
-cat >"$CONF" <<PROPS
-process.roles=broker,controller
-node.id=1
+{
+  cat /opt/kafka/single-node.properties
+  cat <<PROPS
 controller.quorum.voters=1@127.0.0.1:9093
 listeners=PLAINTEXT://0.0.0.0:9092,INTERNAL://127.0.0.1:9094,CONTROLLER://127.0.0.1:9093
 advertised.listeners=PLAINTEXT://$KAFKA_ADVERTISED,INTERNAL://127.0.0.1:9094
-controller.listener.names=CONTROLLER
 inter.broker.listener.name=INTERNAL
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT
 log.dirs=/var/lib/kafka/data
-num.partitions=6
-offsets.topic.replication.factor=1
-offsets.topic.num.partitions=6
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-auto.create.topics.enable=false
-group.initial.rebalance.delay.ms=0
 PROPS
-cat >/var/lib/kafka/log4j.properties <<'PROPS'
-log4j.rootLogger=INFO, stdout
-log4j.appender.stdout=org.apache.log4j.ConsoleAppender
-log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
-log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
-log4j.logger.kafka.request.logger=WARN
-PROPS
+} >"$CONF"
+cp /opt/kafka/server-log4j.properties /var/lib/kafka/log4j.properties
 # The client compiler and serial GC: a test broker starts sooner that way.
 JAVA="java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true -Dlog4j.configuration=file:/var/lib/kafka/log4j.properties -cp /opt/kafka/libs/*"
 if [ -n "${KAFKA_FORMAT_ONLY:-}" ]; then
