@@ -100,15 +100,18 @@ test-contract: up $(VENV)/.stamp ## schemathesis over every operation (fixed see
 # A 3-master Redis Cluster of its own (ports 17001-17003, buses +10000), apart
 # from the single Redis the other suites use; the Redis-touching integration
 # suites run against it (the Redis-loss suite brings one shard back "stale"
-# and checks only that shard's events close).
+# and checks only that shard's events close), and the shard-kill suite
+# SIGKILLs one shard in the middle of a burst of holds.
 REDIS_CLUSTER_URL := redis+cluster://127.0.0.1:17001,127.0.0.1:17002,127.0.0.1:17003
 test-redis-cluster: migrate ## the Redis-touching integration suites against a 3-master Redis Cluster
 	@mkdir -p $(DATA)/test-results
 	REDIS_CLUSTER=3 deploy/local/infra.sh start redis
 	@# The cluster is stopped again whatever the suites say: nothing of it outlives the run.
-	status=0; $(WITH_ENV) REDIS_URL=$(REDIS_CLUSTER_URL) npx jest --json --outputFile=$(DATA)/test-results/redis-cluster.json --runInBand \
+	status=0; $(WITH_ENV) REDIS_URL=$(REDIS_CLUSTER_URL) REDIS_CLUSTER_INFRA=$(CURDIR)/deploy/local/infra.sh \
+	  npx jest --json --outputFile=$(DATA)/test-results/redis-cluster.json --runInBand \
 	  services/inventory/test/redis-loss.test.ts services/inventory/test/hold-book.test.ts \
-	  services/inventory/test/comp-stock.test.ts services/gateway/test/idempotency.test.ts --selectProjects integration || status=$$?; \
+	  services/inventory/test/comp-stock.test.ts services/gateway/test/idempotency.test.ts \
+	  services/inventory/test/shard-kill.redis-cluster.test.ts --selectProjects integration redis-cluster || status=$$?; \
 	REDIS_CLUSTER=3 deploy/local/infra.sh stop redis; exit $$status
 
 chart-check: ## helm lint and template every values scenario

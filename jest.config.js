@@ -2,8 +2,9 @@
  * Four suites: unit (no servers), integration (real PostgreSQL, Redis,
  * Kafka from .data/infra.env or the env URLs, or from testcontainers with
  * TEST_INFRA=containers), kafka-cluster (integration against the local
- * 3-node Kafka cluster, `make test-kafka-cluster`) and e2e (the running
- * system, driven over HTTP from outside).
+ * 3-node Kafka cluster, `make test-kafka-cluster`), redis-cluster (suites
+ * that kill a shard of the local Redis Cluster, `make test-redis-cluster`)
+ * and e2e (the running system, driven over HTTP from outside).
  */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 // Tests run from source: workspace packages resolve to their src, not dist.
@@ -20,8 +21,8 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/services/*/test/**/*.test.ts'],
-      // Suites that need the 3-node Kafka cluster run in their own project.
-      testPathIgnorePatterns: ['/node_modules/', '\\.cluster\\.test\\.ts$'],
+      // Suites that need the 3-node Kafka cluster or a Redis Cluster run in their own projects.
+      testPathIgnorePatterns: ['/node_modules/', '\\.cluster\\.test\\.ts$', '\\.redis-cluster\\.test\\.ts$'],
       setupFiles: ['<rootDir>/jest.infra-env.js'],
       // TEST_INFRA=containers: servers from testcontainers instead of the local ones.
       globalSetup: '<rootDir>/jest.containers-setup.js',
@@ -31,6 +32,12 @@ module.exports = {
       ...common,
       displayName: 'kafka-cluster',
       testMatch: ['<rootDir>/services/*/test/**/*.cluster.test.ts'],
+      setupFiles: ['<rootDir>/jest.infra-env.js'],
+    },
+    {
+      ...common,
+      displayName: 'redis-cluster',
+      testMatch: ['<rootDir>/services/*/test/**/*.redis-cluster.test.ts'],
       setupFiles: ['<rootDir>/jest.infra-env.js'],
     },
     {

@@ -70,8 +70,22 @@ export function createRedis(target: RedisTarget, options: RedisClientOptions = {
     ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
     ...options.cluster,
+    // Its own list (ioredis's default is one array shared by every client): defineScript adds to it.
+    autoPipeliningIgnoredCommands: [...(options.cluster?.autoPipeliningIgnoredCommands ?? [])],
     redisOptions: { ...target.options, ...connection },
   });
+}
+
+/**
+ * Defines a Lua script as a command of the client. A cluster client's
+ * auto-pipelining groups commands by the node of their first argument, and
+ * for a script whose key count is given per call that argument is the count,
+ * not a key: such a command would join a pipeline bound for another shard,
+ * which ioredis then refuses whole. So on a cluster it is sent on its own.
+ */
+export function defineScript(client: RedisClient, name: string, lua: string, numberOfKeys?: number): void {
+  client.defineCommand(name, numberOfKeys === undefined ? { lua } : { lua, numberOfKeys });
+  if (isCluster(client) && numberOfKeys === undefined) (client.options.autoPipeliningIgnoredCommands ??= []).push(name);
 }
 
 export const isCluster = (client: RedisClient): client is Cluster => client instanceof Cluster;

@@ -19,7 +19,7 @@
  * or reached zero, so `ticket_type.low_inventory` and `event.sold_out` can
  * fire exactly once per crossing.
  */
-import type { RedisClient } from '@partner-api/shared';
+import { defineScript, type RedisClient } from '@partner-api/shared';
 import { availabilityKey } from './stock-store';
 
 // KEYS: 1 hold record, 2 expiry index, 3.. pool counters.
@@ -137,11 +137,11 @@ export class HoldBook {
     private readonly redis: RedisClient,
     private readonly gate?: StockGate,
   ) {
-    redis.defineCommand('holdStock', { lua: HOLD });
-    redis.defineCommand('releaseHold', { lua: RELEASE });
-    redis.defineCommand('commitHold', { lua: COMMIT });
-    redis.defineCommand('restoreStock', { lua: RESTORE });
-    redis.defineCommand('reinstateHold', { lua: REINSTATE });
+    defineScript(redis, 'holdStock', HOLD);
+    defineScript(redis, 'releaseHold', RELEASE);
+    defineScript(redis, 'commitHold', COMMIT);
+    defineScript(redis, 'restoreStock', RESTORE);
+    defineScript(redis, 'reinstateHold', REINSTATE);
     this.commands = redis as unknown as HoldCommands;
   }
 

@@ -8,13 +8,18 @@
  * it is released and a hold whose take was in flight is not taken twice.
  * Concurrent rebuilders agree: only the first restore of a counter writes.
  */
-import type { RedisClient } from '@partner-api/shared';
+import { defineScript, type RedisClient } from '@partner-api/shared';
 import type { PoolRow } from './catalog-repository';
 import type { HoldBook, RestoredHold, StockGate } from './hold-book';
 
 export const availabilityKey = (eventId: string, poolId: string) => `{ev:${eventId}}:avail:${poolId}`;
 
 export type LiveHold = RestoredHold;
+
+// Moves an existing counter only; a missing one is rebuilt from PostgreSQL on read.
+const ADJUST = "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end return nil";
+
+type AdjustCommand = { adjustStock(key: string, delta: number): Promise<number | null> };
 
 /** What the durable record says about one pool: what is left, and the live holds on it. */
 export interface PoolSnapshot {
@@ -45,7 +50,9 @@ export class StockStore {
     private readonly durable: DurableStock,
     private readonly book: HoldBook,
     private readonly gate?: StockGate,
-  ) {}
+  ) {
+    defineScript(redis, 'adjustStock', ADJUST, 1);
+  }
 
   /** Available tickets per pool id; null for uncapped pools. */
   async availability(pools: PoolRow[]): Promise<Map<string, number | null>> {
@@ -74,13 +81,7 @@ export class StockStore {
   async adjust(pool: Pick<PoolRow, 'event_id' | 'id'>, delta: number): Promise<void> {
     this.gate?.check(pool.event_id);
     const key = availabilityKey(pool.event_id, pool.id);
-    // Only an existing counter moves; a missing one is rebuilt from PostgreSQL on read.
-    await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end return nil",
-      1,
-      key,
-      delta,
-    );
+    await (this.redis as unknown as AdjustCommand).adjustStock(key, delta);
   }
 
   /** Forget a counter so the next read rebuilds it (a pool became uncapped or capped). */
