@@ -155,7 +155,9 @@ it('kill one shard mid-burst: only its events stop, and they come back rebuilt a
 
   // Every answer is one the contract knows; only the dead shard's events ever failed.
   expect(Object.keys(tally).filter((result) => !['held', 'exceeds_availability', 'hold_failed'].includes(result))).toEqual([]);
-  expect(outcomes.filter((outcome) => outcome.result === 'hold_failed' && outcome.sale.shard !== victim).length).toBeLessThanOrEqual(
+  const failedElsewhere = outcomes.filter((outcome) => outcome.result === 'hold_failed' && outcome.sale.shard !== victim).length;
+  console.log(`hold_failed on the other shards' events: ${failedElsewhere}`);
+  expect(failedElsewhere).toBeLessThanOrEqual(
     // A command already in flight to a shard whose slots the client is refreshing may fail once: a handful, never the others' sale.
     Math.ceil(ATTEMPTS * 0.01),
   );
