@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser test-contract test-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-inventory bench-webhooks clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-inventory bench-webhooks clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -114,6 +114,15 @@ test-redis-cluster: migrate ## the Redis-touching integration suites against a 3
 	  services/inventory/test/shard-kill.redis-cluster.test.ts --selectProjects integration redis-cluster || status=$$?; \
 	REDIS_CLUSTER=3 deploy/local/infra.sh stop redis; exit $$status
 
+# The whole e2e suite again, on a stack of its own (fresh database and
+# topic) whose Redis is that 3-master cluster; the on-sale suite then kills
+# the shard of its event instead of the one Redis. The usual stack is
+# started again afterwards and the cluster stopped (with-redis-cluster-stack.sh).
+test-e2e-redis-cluster: up browser ## the e2e suites against a stack on a 3-master Redis Cluster
+	@mkdir -p $(DATA)/test-results
+	deploy/local/with-redis-cluster-stack.sh \
+	  npx jest --json --outputFile=$(DATA)/test-results/e2e-redis-cluster.json --selectProjects e2e --runInBand
+
 chart-check: ## helm lint and template every values scenario
 	deploy/helm/check.sh
 
@@ -129,7 +138,7 @@ test-k8s: build ## the chart on a real kube-apiserver for every values file, the
 	deploy/k8s/test.sh
 	deploy/docker/smoke.sh "$$(deploy/docker/image.sh)"
 
-test: lint typecheck test-unit test-integration test-kafka-cluster test-containers test-e2e test-contract test-redis-cluster chart-check test-k8s ## the whole suite (what CI runs)
+test: lint typecheck test-unit test-integration test-kafka-cluster test-containers test-e2e test-contract test-redis-cluster test-e2e-redis-cluster chart-check test-k8s ## the whole suite (what CI runs)
 	@node .ci/test-summary.js $(DATA)/test-results
 
 bench-gateway: up ## GET / through the gateway vs a bare node:http server (docs/benchmarks.md)

@@ -10,8 +10,7 @@
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { createPool } from '@partner-api/shared';
+import { createPool, keysEverywhere, redisFromEnv, type RedisClient } from '@partner-api/shared';
 import { env } from './support/api';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
 import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
@@ -27,7 +26,7 @@ let ports: { inventory: number; orders: number };
 let inventory: InventoryClient;
 let org: { id: number; key: string };
 let db: ReturnType<typeof createPool>;
-let redis: Redis;
+let redis: RedisClient;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 200 });
 /** The current process of each killable service (a killed one is replaced). */
 const live: Partial<Record<'inventory' | 'orders', ServiceProcess>> = {};
@@ -42,7 +41,7 @@ beforeAll(async () => {
   live.orders = replica.processes.orders;
   inventory = inventoryClient();
   db = createPool({ url: env('DATABASE_URL'), schema: 'inventory', max: 4 });
-  redis = new Redis(env('REDIS_URL'), { maxRetriesPerRequest: 1 });
+  redis = redisFromEnv(process.env, { connection: { maxRetriesPerRequest: 1 } });
 }, 90_000);
 
 afterAll(async () => {
@@ -122,15 +121,8 @@ async function crash(name: 'inventory' | 'orders'): Promise<void> {
 }
 
 async function redisHolds(eventId: string): Promise<string[]> {
-  const ids: string[] = [];
   const prefix = `{ev:${eventId}}:hold:`;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    ids.push(...keys.map((key) => key.slice(prefix.length)));
-  } while (cursor !== '0');
-  return ids.sort();
+  return (await keysEverywhere(redis, `${prefix}*`)).map((key) => key.slice(prefix.length)).sort();
 }
 
 async function burstThroughCrash(name: 'inventory' | 'orders') {

@@ -52,13 +52,18 @@ wait_ready() {
   return 1
 }
 
+# The servers of .data/infra.env, except where the environment names its own
+# (as for the tests): `REDIS_URL=redis+cluster://... services.sh start` runs
+# the stack on a Redis Cluster beside the usual servers.
 load_env() {
-  set -a
-  # shellcheck disable=SC1091
-  [[ -f "$ROOT/.data/infra.env" ]] && . "$ROOT/.data/infra.env"
+  local name value
+  if [[ -f "$ROOT/.data/infra.env" ]]; then
+    while IFS='=' read -r name value; do
+      [[ -n "$name" && -z "${!name+set}" ]] && export "$name=$value"
+    done <"$ROOT/.data/infra.env"
+  fi
   # A local stack delivers webhooks to receivers on this machine (never set in a deployment).
-  WEBHOOK_ALLOW_LOOPBACK_RECEIVERS=${WEBHOOK_ALLOW_LOOPBACK_RECEIVERS:-true}
-  set +a
+  export WEBHOOK_ALLOW_LOOPBACK_RECEIVERS=${WEBHOOK_ALLOW_LOOPBACK_RECEIVERS:-true}
 }
 
 case "${1:-}" in

@@ -3,8 +3,7 @@
  * keys with the gateway's KeyAdmin, catalog changes through inventory's
  * admin gRPC API (the same calls partnerctl makes).
  */
-import { createPool, createServiceClient, gen, localGrpcAddress, randomBase62, type RequestContext, type ServiceClient } from '@partner-api/shared';
-import { Redis } from 'ioredis';
+import { createPool, createServiceClient, gen, localGrpcAddress, randomBase62, redisFromEnv, type RedisClient, type RequestContext, type ServiceClient } from '@partner-api/shared';
 import { KeyAdmin, KeyAdmission, KeyRepository } from '@partner-api/gateway';
 import { env } from './api';
 
@@ -30,9 +29,9 @@ export const operatorContext = (organisationId: number): RequestContext => ({
 /** Suites make more requests than a default key's 120 a minute: their keys carry a custom limit. */
 const E2E_RATE_LIMIT = 100_000;
 
-async function withKeyAdmin<T>(work: (admin: KeyAdmin, pool: ReturnType<typeof createPool>, redis: Redis) => Promise<T>): Promise<T> {
+async function withKeyAdmin<T>(work: (admin: KeyAdmin, pool: ReturnType<typeof createPool>, redis: RedisClient) => Promise<T>): Promise<T> {
   const pool = createPool({ url: env('DATABASE_URL'), schema: 'gateway', max: 2 });
-  const redis = new Redis(env('REDIS_URL'));
+  const redis = redisFromEnv(); // one Redis or a cluster, as REDIS_URL says
   try {
     return await work(new KeyAdmin(new KeyRepository(pool), { pool, notifier: new KeyAdmission(redis) }), pool, redis);
   } finally {
