@@ -11,56 +11,17 @@
  *
  *   make bench-inventory      (BENCH_SECONDS, BENCH_CONCURRENCY)
  */
-const { spawn } = require('node:child_process');
-const fs = require('node:fs');
-const net = require('node:net');
-const path = require('node:path');
 const { setTimeout, clearTimeout } = require('node:timers');
 const { createServiceClient, gen, randomBase62 } = require('@partner-api/shared');
-const { loadEnv, loopLoad, record } = require('./lib');
+const { cpuSeconds, loadEnv, loopLoad, record, startInventory } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
 const CAPACITY = 1_000_000;
 /** The whole run is well under this; past it something hangs, and the benchmark gives up. */
 const BUDGET_MS = 3 * 60 * 1000;
-const ROOT = path.join(__dirname, '..', '..');
-const CLOCK_TICKS = 100;
 
 const ctx = { organisationId: 909090, mode: 'live', keyId: 0, requestId: `bench_${randomBase62(12)}` };
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** An inventory process of its own, ready once /readyz answers. */
-async function startInventory(index) {
-  const [grpcPort, opsPort] = [await freePort(), await freePort()];
-  const log = fs.openSync(path.join(ROOT, '.data', 'logs', `bench-inventory-${index}.log`), 'a');
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: path.join(ROOT, 'services', 'inventory'),
-    env: { ...process.env, GRPC_PORT: String(grpcPort), OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true' },
-    stdio: ['ignore', log, log],
-  });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then((answer) => answer.ok, () => false);
-    if (ready) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`inventory ${index} did not become ready (.data/logs/bench-inventory-${index}.log)`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return { address: `127.0.0.1:${grpcPort}`, pid: child.pid, stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))) };
-}
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
 
 async function onSaleEvent(client) {
   const slug = `bench-scaleout-${randomBase62(8).toLowerCase()}`;

@@ -1,7 +1,9 @@
 // Shared pieces of the benchmarks: load from a running system on loopback,
 // bounded in time and connections, figures as a markdown table that is
 // written into docs/benchmarks.md between the benchmark's markers.
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
@@ -82,4 +84,56 @@ function record(name, markdown) {
   fs.writeFileSync(file, next);
 }
 
-module.exports = { ROOT, loadEnv, httpLoad, loopLoad, table, record };
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** An inventory process of its own (built dist, `env` over ours), ready once /readyz answers. */
+async function startInventory(name, env = {}) {
+  const [grpcPort, opsPort] = [await freePort(), await freePort()];
+  const logFile = path.join(ROOT, '.data', 'logs', `bench-inventory-${name}.log`);
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: path.join(ROOT, 'services', 'inventory'),
+    env: { ...process.env, GRPC_PORT: String(grpcPort), OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true', ...env },
+    stdio: ['ignore', log, log],
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then((answer) => answer.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`inventory ${name} did not become ready (${logFile})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { address: `127.0.0.1:${grpcPort}`, pid: child.pid, stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))) };
+}
+
+const CLOCK_TICKS = 100;
+
+/** CPU seconds (user + system) a process has used so far; 0 once it is gone. */
+function cpuSeconds(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** The pids of every process whose command name is `name` (e.g. every PostgreSQL backend). */
+function pidsNamed(name) {
+  return fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && readComm(entry) === name).map(Number);
+}
+const readComm = (pid) => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+};
+
+module.exports = { ROOT, loadEnv, httpLoad, loopLoad, table, record, freePort, startInventory, cpuSeconds, pidsNamed };

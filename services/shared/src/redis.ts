@@ -70,22 +70,40 @@ export function createRedis(target: RedisTarget, options: RedisClientOptions = {
     ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
     ...options.cluster,
-    // Its own list (ioredis's default is one array shared by every client): defineScript adds to it.
-    autoPipeliningIgnoredCommands: [...(options.cluster?.autoPipeliningIgnoredCommands ?? [])],
     redisOptions: { ...target.options, ...connection },
   });
 }
 
+/** Key counts a cluster client gets a fixed-count command for (see defineScript). */
+const CLUSTER_SCRIPT_KEY_COUNTS = 64;
+
 /**
- * Defines a Lua script as a command of the client. A cluster client's
- * auto-pipelining groups commands by the node of their first argument, and
- * for a script whose key count is given per call that argument is the count,
- * not a key: such a command would join a pipeline bound for another shard,
- * which ioredis then refuses whole. So on a cluster it is sent on its own.
+ * Defines a Lua script as a command of the client, called as
+ * `client[name](...)`: with its key count first when `numberOfKeys` is not
+ * given, as ioredis does. A cluster client's auto-pipelining groups
+ * commands by the node of their first argument, and for such a script that
+ * argument is the count, not a key: commands bound for different shards
+ * would share a pipeline, which ioredis then refuses whole. So on a cluster
+ * the name calls one command per key count, each with its count fixed, so
+ * that its first argument is its first key. They are all defined here, up
+ * front: an auto-pipeline has only the commands its client had when the
+ * pipeline began, and one defined later would be missing from it (ioredis
+ * then fails the whole pipeline, and its process). More keys than that,
+ * which no caller needs, go as EVAL, which ioredis routes by its first key.
  */
 export function defineScript(client: RedisClient, name: string, lua: string, numberOfKeys?: number): void {
-  client.defineCommand(name, numberOfKeys === undefined ? { lua } : { lua, numberOfKeys });
-  if (isCluster(client) && numberOfKeys === undefined) (client.options.autoPipeliningIgnoredCommands ??= []).push(name);
+  if (numberOfKeys !== undefined || !isCluster(client)) {
+    client.defineCommand(name, numberOfKeys === undefined ? { lua } : { lua, numberOfKeys });
+    return;
+  }
+  for (let keys = 1; keys <= CLUSTER_SCRIPT_KEY_COUNTS; keys += 1) client.defineCommand(`${name}_${keys}`, { lua, numberOfKeys: keys });
+  const commands = client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  commands[name] = (count: unknown, ...keysAndArgs: unknown[]) => {
+    const keys = Number(count);
+    return keys >= 1 && keys <= CLUSTER_SCRIPT_KEY_COUNTS
+      ? commands[`${name}_${keys}`]!(...keysAndArgs)
+      : client.eval(lua, keys, ...(keysAndArgs as Array<string | number>));
+  };
 }
 
 export const isCluster = (client: RedisClient): client is Cluster => client instanceof Cluster;
