@@ -34,6 +34,8 @@ const REDIS_BENCHMARK = process.env.REDIS_BENCHMARK ?? '/usr/bin/redis-benchmark
 const CAPACITY = 1_000_000;
 /** Stock of the synthetic pools of measurements 2 and 3. */
 const BENCH_STOCK = 1_000_000_000;
+/** Which of the three measurements to run, e.g. "1" while profiling the services; all by default (and only then recorded). */
+const PARTS = new Set((process.env.BENCH_ONSALE_PARTS ?? '1,2,3').split(',').map((part) => part.trim()));
 const HOLD_TTL_MS = 15 * 60 * 1000;
 /** PostgreSQL schema and Redis event ids of measurements 2 and 3, reset at the start and removed at the end. */
 const SCHEMA = 'bench_onsale';
@@ -464,20 +466,21 @@ async function main() {
 
     const sections = [];
     await redisSettled(redis);
-    console.log('bench-onsale: 1/3 full stack');
-    sections.push(await fullStack());
-    console.log(sections.at(-1).markdown, '\n');
-    console.log('bench-onsale: 2/3 hold paths');
-    sections.push(await holdPaths(redis, pgPool, admin));
-    console.log(sections.at(-1).markdown, '\n');
-    console.log('bench-onsale: 3/3 hold script alone');
-    sections.push(await holdScriptAlone(redis));
-    console.log(sections.at(-1).markdown, '\n');
+    const parts = [
+      ['1', 'full stack', () => fullStack()],
+      ['2', 'hold paths', () => holdPaths(redis, pgPool, admin)],
+      ['3', 'hold script alone', () => holdScriptAlone(redis)],
+    ];
+    for (const [part, name, measure] of parts.filter(([part]) => PARTS.has(part))) {
+      console.log(`bench-onsale: ${part}/3 ${name}`);
+      sections.push(await measure());
+      console.log(sections.at(-1).markdown, '\n');
+    }
 
     const machine =
       `${os.cpus()[0]?.model ?? 'unknown CPU'}, shared by the five services, PostgreSQL ${versions.postgres} (synchronous_commit ${versions.synchronousCommit}), ` +
       `Redis ${versions.redis} (${versions.aof}), Kafka and the load generator; load average ${load.toFixed(2)} at the start; the whole run took ${Math.round((Date.now() - started) / 1000)} s.`;
-    record('onsale', [machine, '', ...sections.flatMap((section) => [section.markdown, ''])].join('\n').trimEnd());
+    if (PARTS.size === 3) record('onsale', [machine, '', ...sections.flatMap((section) => [section.markdown, ''])].join('\n').trimEnd());
     const failed = sections.reduce((sum, section) => sum + section.failed, 0);
     if (failed > 0) throw new Error(`${failed} calls failed (see the tables)`);
   } finally {

@@ -3,11 +3,13 @@ import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { InventoryConfig } from './config';
 import { Catalog } from './domain/catalog';
 import { CatalogAdmin } from './domain/catalog-admin';
+import { CheckoutCatalog } from './domain/checkout-catalog';
 import { HoldDesk } from './domain/hold-desk';
 import { HoldBook } from './storage/hold-book';
 import { inventoryHandlers } from './grpc/handlers';
 import { InventoryMetrics } from './metrics';
 import { CatalogRepository } from './storage/catalog-repository';
+import { CatalogVersions } from './storage/catalog-versions';
 import { HotPools } from './storage/hot-pools';
 import { inventoryRedis } from './storage/redis-gate';
 import { StockStore } from './storage/stock-store';
@@ -27,8 +29,9 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const book = new HoldBook(redis, gate);
   const stock = new StockStore(redis, repository, book, gate);
   const catalog = new Catalog(repository, stock, { publicSiteUrl: config.PUBLIC_SITE_URL });
-  const admin = new CatalogAdmin(pool, catalog, stock);
-  const holds = new HoldDesk(pool, repository, stock, book, catalog, runtime.logger);
+  const checkoutCatalog = new CheckoutCatalog(repository, new CatalogVersions(redis));
+  const admin = new CatalogAdmin(pool, catalog, stock, checkoutCatalog, runtime.logger);
+  const holds = new HoldDesk(pool, repository, stock, book, catalog, checkoutCatalog, runtime.logger);
   const metrics = new InventoryMetrics(runtime.metrics, gate, new HotPools(pool, redis, gate, config.METRICS_HOT_POOLS));
   // Serve once Redis is verified; if it is down, start anyway (not ready) and open when it is back.
   await gate.whenOpen(config.REDIS_VERIFY_TIMEOUT_MS).catch((error: unknown) => runtime.logger.warn({ err: error }, 'starting before redis is available'));

@@ -15,6 +15,7 @@ import {
   parseCents,
   toApiJson,
   type EventType,
+  type Logger,
   type Pool,
   type PoolClient,
   type RequestContext,
@@ -22,6 +23,7 @@ import {
 import { CatalogRepository, soldTickets, type EventRow } from '../storage/catalog-repository';
 import type { StockStore } from '../storage/stock-store';
 import type { Catalog } from './catalog';
+import type { CheckoutCatalog } from './checkout-catalog';
 import { venueView, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
 
 type UpsertVenue = MessageShape<typeof gen.inventory.UpsertVenueRequestSchema>;
@@ -105,7 +107,19 @@ export class CatalogAdmin {
     private readonly pool: Pool,
     private readonly catalog: Catalog,
     private readonly stock: StockStore,
+    private readonly checkoutCatalog: CheckoutCatalog,
+    private readonly logger: Logger,
   ) {}
+
+  /** After a catalog write to the event commits: checkouts on every process read its catalog again. */
+  private async committed<T>(eventId: bigint | string | undefined, value: T): Promise<T> {
+    if (eventId === undefined) return value;
+    await this.checkoutCatalog.changed(String(eventId)).catch((error: unknown) =>
+      // Not the caller's failure: the write is committed, and snapshots expire by themselves (SNAPSHOT_TTL_MS).
+      this.logger.error({ err: error, eventId: String(eventId) }, 'could not mark the event catalog changed'),
+    );
+    return value;
+  }
 
   private async emit(client: PoolClient, ctx: RequestContext, type: EventType, view: EventInit, extra = {}): Promise<void> {
     const object = toApiJson(gen.inventory.EventSchema, create(gen.inventory.EventSchema, view));
@@ -156,6 +170,11 @@ export class CatalogAdmin {
   }
 
   private async writeEvent(ctx: RequestContext, request: UpsertEvent): Promise<EventInit> {
+    const view = await this.writeEventRow(ctx, request);
+    return this.committed(view.id, view);
+  }
+
+  private async writeEventRow(ctx: RequestContext, request: UpsertEvent): Promise<EventInit> {
     const fields = request.fields ?? create(gen.inventory.EventFieldsSchema);
     const given = Object.entries(EVENT_COLUMNS).flatMap(([name, { column, read }]) => {
       const value = (fields as unknown as Record<string, string | undefined>)[camel(name)];
@@ -194,7 +213,7 @@ export class CatalogAdmin {
   }
 
   async changeEventStatus(ctx: RequestContext, idOrSlug: string, action: string): Promise<EventInit> {
-    return inTransaction(this.pool, async (client) => {
+    const view = await inTransaction(this.pool, async (client) => {
       const repository = new CatalogRepository(client);
       const event = await this.lockedEvent(client, ctx, idOrSlug);
       const transition = async (to: EventRow['status'], from: EventRow['status'][], announce?: EventType) => {
@@ -227,6 +246,7 @@ export class CatalogAdmin {
       }
       return this.viewOf(repository, ctx, event.id);
     });
+    return this.committed(view.id, view);
   }
 
   private async viewOf(repository: CatalogRepository, ctx: RequestContext, eventId: string): Promise<EventInit> {
@@ -276,7 +296,7 @@ export class CatalogAdmin {
       }
       return after;
     });
-    return { object: 'pool', id: BigInt(row.id), eventId: BigInt(row.event_id), name: row.name, capacity: row.capacity === null ? undefined : BigInt(row.capacity) };
+    return this.committed(row.event_id, { object: 'pool', id: BigInt(row.id), eventId: BigInt(row.event_id), name: row.name, capacity: row.capacity === null ? undefined : BigInt(row.capacity) });
   }
 
   upsertTicketType(ctx: RequestContext, request: UpsertTicketType): Promise<TicketTypeInit> {
@@ -299,7 +319,7 @@ export class CatalogAdmin {
       seated: fields.seated,
     };
     const set = Object.entries(values).filter(([, value]) => value !== undefined);
-    return inTransaction(this.pool, async (client) => {
+    const view = await inTransaction(this.pool, async (client) => {
       let event: EventRow;
       let typeId: string;
       if (request.id === undefined) {
@@ -342,6 +362,7 @@ export class CatalogAdmin {
       const views = await this.catalog.ticketTypeViews(event, new CatalogRepository(client));
       return views.find((view) => view.id === BigInt(typeId))!;
     });
+    return this.committed(view.eventId, view);
   }
 }
 

@@ -42,6 +42,7 @@ import type { CatalogRepository, EventRow, PoolRow } from '../storage/catalog-re
 import { type HoldBook, lowStockThreshold, type HoldOutcome } from '../storage/hold-book';
 import type { StockStore } from '../storage/stock-store';
 import type { Catalog } from './catalog';
+import type { CheckoutCatalog } from './checkout-catalog';
 import { planCheckout, type CheckoutPlan, type RequestedLine } from './checkout-rules';
 import { compGrant, planComp } from './comp-rules';
 
@@ -106,6 +107,7 @@ export class HoldDesk {
     private readonly stock: StockStore,
     book: HoldBook,
     private readonly catalog: Catalog,
+    private readonly checkoutCatalog: CheckoutCatalog,
     private readonly logger: Logger,
     private readonly clock: () => Date = () => new Date(),
   ) {
@@ -131,9 +133,10 @@ export class HoldDesk {
   }
 
   private async holdOnce(ctx: RequestContext, request: HoldRequest): Promise<HoldResult> {
-    const event = await this.repository.findEvent(ctx.organisationId, request.eventIdOrSlug);
-    if (!event) throw notFound('event', 'event_id');
-    const [pools, types] = await Promise.all([this.repository.poolsForEvents([event.id]), this.repository.ticketTypesForEvents([event.id])]);
+    // The catalog from this process's snapshot (current by its version), not three queries a hold.
+    const catalog = await this.checkoutCatalog.forCheckout(ctx.organisationId, request.eventIdOrSlug);
+    if (!catalog) throw notFound('event', 'event_id');
+    const { event, pools, types } = catalog;
     const now = this.clock();
     const plan = planCheckout(event, types, request.lines, now);
     const capped = pools.filter((pool) => pool.capacity !== null && plan.perPool.has(pool.id));
