@@ -23,7 +23,9 @@ const { Redis } = require('ioredis');
 const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
 const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
 const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/storage/hold-book');
-const { loadEnv, httpLoad, loopLoad, table, record } = require('./lib');
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT, cpuSeconds, loadEnv, httpLoad, loopLoad, pidsNamed, table, record } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
@@ -123,6 +125,33 @@ async function createSessions({ url, headers, body, connections, seconds }) {
   };
 }
 
+/** CPU seconds per process of the stack (services from their pidfiles, every PostgreSQL process, Redis, this load generator) from now on. */
+function cpuByProcess() {
+  const service = (name) => () => [Number(fs.readFileSync(path.join(ROOT, '.data', 'run', `${name}.pid`), 'utf8'))];
+  const groups = {
+    gateway: service('gateway'),
+    orders: service('orders'),
+    inventory: service('inventory'),
+    tickets: service('tickets'),
+    webhooks: service('webhooks'),
+    PostgreSQL: () => pidsNamed('postgres'),
+    Redis: () => pidsNamed('redis-server'),
+    Kafka: () => pidsNamed('java'),
+    'load generator (this process)': () => [process.pid],
+  };
+  const pids = Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, list()]));
+  const read = () => Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
+  const before = read();
+  return {
+    spent() {
+      const after = read();
+      const spent = Object.fromEntries(Object.keys(pids).map((name) => [name, after[name] - before[name]]));
+      spent.total = Object.values(spent).reduce((sum, seconds) => sum + seconds, 0);
+      return spent;
+    },
+  };
+}
+
 async function fullStack() {
   const onSale = await setUpOnSale();
   const headers = { authorization: `Bearer ${onSale.secret}` };
@@ -136,7 +165,9 @@ async function fullStack() {
   const rows = [
     { name: 'GET / through the gateway, same key (auth, admission script, request log)', ...(await httpLoad({ url: `${base}/`, headers, connections: CONCURRENCY, seconds: SECONDS })) },
   ];
+  const cpu = cpuByProcess();
   const sessions = await createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: CONCURRENCY, seconds: SECONDS });
+  const spent = cpu.spent();
   rows.push({ name: 'POST /checkout_sessions (1 ticket): gateway → orders → inventory hold (PG row + Lua) → session row', ...sessions });
   const other = Object.entries(sessions.statuses).filter(([code]) => code !== '201').map(([code, count]) => `${count} × ${code}`);
   if (sessions.errors) other.push(`${sessions.errors} connection errors`);
@@ -148,6 +179,12 @@ async function fullStack() {
     '',
     `Checkout sessions: ${fmtInt(sessions.rps)}/s, ${ratio(sessions.rps, rows[0].rps)} of the gateway's GET / rate; ` +
       `${sessions.total - sessions.bad} created, non-201 answers: ${other.length ? other.join(', ') : '0'}.`,
+    '',
+    'Where the CPU of the checkout row went (CPU seconds of each process during the row, per checkout created):',
+    '',
+    '| Process | Cores busy | CPU ms per checkout |',
+    '|---|---:|---:|',
+    ...Object.entries(spent).map(([name, seconds]) => `| ${name} | ${(seconds / SECONDS).toFixed(2)} | ${((seconds * 1000) / Math.max(1, sessions.total - sessions.bad)).toFixed(2)} |`),
   ].join('\n');
   return { markdown, failed: sessions.bad };
 }
