@@ -6,6 +6,7 @@ import { CatalogAdmin } from './domain/catalog-admin';
 import { CheckoutCatalog } from './domain/checkout-catalog';
 import { HoldDesk } from './domain/hold-desk';
 import { HoldBook } from './storage/hold-book';
+import { HoldRecords } from './storage/hold-records';
 import { inventoryHandlers } from './grpc/handlers';
 import { InventoryMetrics } from './metrics';
 import { CatalogRepository } from './storage/catalog-repository';
@@ -31,7 +32,7 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const catalog = new Catalog(repository, stock, { publicSiteUrl: config.PUBLIC_SITE_URL });
   const checkoutCatalog = new CheckoutCatalog(repository, new CatalogVersions(redis));
   const admin = new CatalogAdmin(pool, catalog, stock, checkoutCatalog, runtime.logger);
-  const holds = new HoldDesk(pool, repository, stock, book, catalog, checkoutCatalog, runtime.logger);
+  const holds = new HoldDesk(pool, repository, stock, book, catalog, checkoutCatalog, new HoldRecords(pool), runtime.logger);
   const metrics = new InventoryMetrics(runtime.metrics, gate, new HotPools(pool, redis, gate, config.METRICS_HOT_POOLS));
   // Serve once Redis is verified; if it is down, start anyway (not ready) and open when it is back.
   await gate.whenOpen(config.REDIS_VERIFY_TIMEOUT_MS).catch((error: unknown) => runtime.logger.warn({ err: error }, 'starting before redis is available'));

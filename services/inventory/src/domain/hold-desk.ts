@@ -40,6 +40,7 @@ import {
 } from '@partner-api/shared';
 import type { CatalogRepository, EventRow, PoolRow } from '../storage/catalog-repository';
 import { type HoldBook, lowStockThreshold, type HoldOutcome } from '../storage/hold-book';
+import type { HoldRecords } from '../storage/hold-records';
 import type { StockStore } from '../storage/stock-store';
 import type { Catalog } from './catalog';
 import type { CheckoutCatalog } from './checkout-catalog';
@@ -108,6 +109,7 @@ export class HoldDesk {
     book: HoldBook,
     private readonly catalog: Catalog,
     private readonly checkoutCatalog: CheckoutCatalog,
+    private readonly records: HoldRecords,
     private readonly logger: Logger,
     private readonly clock: () => Date = () => new Date(),
   ) {
@@ -151,12 +153,15 @@ export class HoldDesk {
 
     let expiresAt = new Date(now.getTime() + (request.ttlSeconds || DEFAULT_TTL_SECONDS) * 1000);
     let perPool = plan.perPool;
-    const recorded = await this.pool.query(
-      `INSERT INTO holds (id, organisation_id, event_id, pools, state, expires_at)
-       VALUES ($1, $2, $3, $4, 'held', $5) ON CONFLICT (id) DO NOTHING`,
-      [request.holdId, ctx.organisationId, event.id, JSON.stringify(capped.map((p) => ({ pool_id: p.id, quantity: plan.perPool.get(p.id) }))), expiresAt],
-    );
-    if (recorded.rowCount === 0 && !(await this.renewReleased(ctx, request.holdId, event.id, capped, plan, expiresAt))) {
+    // Written with the other holds of this tick in one statement (HoldRecords).
+    const recorded = await this.records.record({
+      id: request.holdId,
+      organisationId: ctx.organisationId,
+      eventId: event.id,
+      pools: capped.map((p) => ({ pool_id: p.id, quantity: plan.perPool.get(p.id)! })),
+      expiresAt,
+    });
+    if (!recorded && !(await this.renewReleased(ctx, request.holdId, event.id, capped, plan, expiresAt))) {
       // Recorded by an earlier attempt: take exactly what it recorded (the script does nothing twice).
       const existing = await this.repeatedHold(ctx, request.holdId, event.id);
       expiresAt = existing.expires_at;
