@@ -3,20 +3,9 @@
  * caller learns whether its own row was written, and a row PostgreSQL refuses
  * fails only its own hold.
  */
-import { Pool } from 'pg';
 import { randomBase62 } from '@partner-api/shared';
 import { HoldRecords, type NewHold } from '../src/storage/hold-records';
-
-/** A real pool that counts the statements sent through it. */
-function countingPool(): Pool & { statements: number } {
-  const counted = Object.assign(new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=inventory', max: 4 }), { statements: 0 });
-  const query = counted.query.bind(counted) as (...args: unknown[]) => unknown;
-  counted.query = ((...args: unknown[]) => {
-    counted.statements += 1;
-    return query(...args);
-  }) as typeof counted.query;
-  return counted;
-}
+import { countingPool } from '../../shared/test/support';
 
 const organisationId = 535_500 + Math.floor(Math.random() * 99);
 let pool: ReturnType<typeof countingPool>;
@@ -24,7 +13,7 @@ let records: HoldRecords;
 let eventId: string;
 
 beforeAll(async () => {
-  pool = countingPool();
+  pool = countingPool('inventory');
   records = new HoldRecords(pool as never);
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO events (organisation_id, slug, title, status, starts_at, timezone) VALUES ($1, $2, 'Hold records', 'draft', now() + interval '30 days', 'UTC') RETURNING id`,

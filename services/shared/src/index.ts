@@ -17,3 +17,4 @@ export * from './keyset';
 export { currentTraceCarrier, inStoredContext, type SpanOutcome, type TraceCarrier } from './telemetry/messaging';
 export * from './redis';
 export * from './metrics';
+export * from './write-batches';

@@ -11,6 +11,17 @@ export const databaseUrl = (): string => {
   return url;
 };
 
+/** A real pool on one schema that counts the statements sent through it (to see writes batched). */
+export function countingPool(schema: string): Pool & { statements: number } {
+  const counted = Object.assign(new Pool({ connectionString: databaseUrl(), options: `-c search_path=${schema}`, max: 4 }), { statements: 0 });
+  const query = counted.query.bind(counted) as (...args: unknown[]) => unknown;
+  counted.query = ((...args: unknown[]) => {
+    counted.statements += 1;
+    return query(...args);
+  }) as typeof counted.query;
+  return counted;
+}
+
 export const kafkaBrokers = (): string[] => (process.env.KAFKA_BROKERS ?? '127.0.0.1:59092').split(',');
 
 /** A throwaway schema holding the real outbox migration and a table to change. */

@@ -1,14 +1,10 @@
 /**
- * The durable record of new holds, written in batches: every hold asked for
- * in the same tick (an on-sale's concurrent checkouts) goes into one
- * multi-row INSERT, one statement and one commit instead of one each. Each
- * caller still learns whether its own row was written (false: a row with
- * that id exists, an earlier attempt's). A batch that PostgreSQL refuses is
- * written again row by row, so one bad row fails only its own hold.
- * DataLoader does the gathering (without its cache: every call writes).
+ * The durable record of new holds, written in batches (batchWrites): the
+ * holds asked for in one tick share one multi-row INSERT. Each caller still
+ * learns whether its own row was written (false: a row with that id exists,
+ * an earlier attempt's), and a row PostgreSQL refuses fails only its own hold.
  */
-import DataLoader from 'dataloader';
-import type { Pool } from '@partner-api/shared';
+import { batchWrites, type Pool } from '@partner-api/shared';
 
 export interface NewHold {
   id: string;
@@ -18,41 +14,15 @@ export interface NewHold {
   expiresAt: Date;
 }
 
-/** Rows in one INSERT at most; more concurrent holds make several batches. */
-const MAX_BATCH = 200;
-
 export class HoldRecords {
-  private readonly batches: DataLoader<NewHold, boolean>;
+  /** Records a live hold; false when its id is already recorded. */
+  readonly record: (hold: NewHold) => Promise<boolean>;
 
   constructor(private readonly pool: Pool) {
-    this.batches = new DataLoader((holds) => this.writeBatch(holds), { cache: false, maxBatchSize: MAX_BATCH });
+    this.record = batchWrites({ key: (hold: NewHold) => hold.id, write: (holds) => this.write(holds) });
   }
 
-  /** Records a live hold; false when its id is already recorded. */
-  record(hold: NewHold): Promise<boolean> {
-    return this.batches.load(hold);
-  }
-
-  private async writeBatch(holds: readonly NewHold[]): Promise<Array<boolean | Error>> {
-    if (holds.length === 1) return [(await this.write(holds)).has(holds[0]!.id)];
-    let written: Set<string>;
-    try {
-      written = await this.write(holds);
-    } catch {
-      // One row PostgreSQL refuses must not fail the others: each on its own.
-      return Promise.all(holds.map((hold) => this.write([hold]).then((one) => one.has(hold.id), (error: unknown) => error as Error)));
-    }
-    // A hold id twice in one batch (a retry racing its first attempt) is written once: only its first caller wrote it.
-    const claimed = new Set<string>();
-    return holds.map((hold) => {
-      if (!written.has(hold.id) || claimed.has(hold.id)) return false;
-      claimed.add(hold.id);
-      return true;
-    });
-  }
-
-  /** The ids the statement wrote. */
-  private async write(holds: readonly NewHold[]): Promise<Set<string>> {
+  private async write(holds: readonly NewHold[]): Promise<boolean[]> {
     const { rows } = await this.pool.query<{ id: string }>(
       `INSERT INTO holds (id, organisation_id, event_id, pools, state, expires_at)
        SELECT id, organisation_id, event_id, pools, 'held', expires_at
@@ -67,6 +37,7 @@ export class HoldRecords {
         holds.map((hold) => hold.expiresAt),
       ],
     );
-    return new Set(rows.map((row) => row.id));
+    const written = new Set(rows.map((row) => row.id));
+    return holds.map((hold) => written.has(hold.id));
   }
 }
