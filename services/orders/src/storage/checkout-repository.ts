@@ -1,5 +1,5 @@
 /** Checkout sessions and coupons in the orders schema. */
-import { inTransaction, type Pool, type PoolClient } from '@partner-api/shared';
+import { batchWrites, inTransaction, type Pool, type PoolClient } from '@partner-api/shared';
 
 export interface CouponRow {
   id: string;
@@ -41,8 +41,17 @@ export interface SessionRow {
   created_at: Date;
 }
 
+type OpeningSession = Omit<SessionRow, 'status' | 'order_id' | 'paid_at' | 'created_at'>;
+
 export class CheckoutRepository {
-  constructor(private readonly pool: Pool) {}
+  /** The pending claims and openings of one tick, each written in one statement (batchWrites). */
+  private readonly claims: (claim: { id: string; organisationId: number }) => Promise<{ retried: boolean } | undefined>;
+  private readonly openings: (session: OpeningSession) => Promise<SessionRow | undefined>;
+
+  constructor(private readonly pool: Pool) {
+    this.claims = batchWrites({ key: (claim) => claim.id, write: (claims) => this.writeClaims(claims) });
+    this.openings = batchWrites({ key: (session) => session.id, write: (sessions) => this.writeOpenings(sessions) });
+  }
 
   async findCoupon(organisationId: number, eventId: string, code: string): Promise<CouponRow | undefined> {
     const { rows } = await this.pool.query<CouponRow>(
@@ -83,31 +92,48 @@ export class CheckoutRepository {
    * exists already in a visible state (an earlier attempt finished). Waits
    * while the sweeper has the row locked, so the two never overlap.
    */
-  async claimPending(id: string, organisationId: number): Promise<{ retried: boolean } | undefined> {
-    const { rows } = await this.pool.query<{ retried: boolean }>(
+  claimPending(id: string, organisationId: number): Promise<{ retried: boolean } | undefined> {
+    return this.claims({ id, organisationId });
+  }
+
+  private async writeClaims(claims: ReadonlyArray<{ id: string; organisationId: number }>): Promise<Array<{ retried: boolean } | undefined>> {
+    const { rows } = await this.pool.query<{ id: string; retried: boolean }>(
       `INSERT INTO checkout_sessions (id, organisation_id, event_id, status, items, subtotal_cents, total_fees_cents, discount_cents, total_cents, expires_at)
-       VALUES ($1, $2, NULL, 'pending', '[]', 0, 0, 0, 0, now())
+       SELECT id, organisation_id, NULL, 'pending', '[]', 0, 0, 0, 0, now() FROM unnest($1::uuid[], $2::bigint[]) AS claim (id, organisation_id)
        ON CONFLICT (id) DO UPDATE SET status = 'pending', updated_at = now()
          WHERE checkout_sessions.status IN ('pending', 'failed') AND checkout_sessions.organisation_id = excluded.organisation_id
-       RETURNING xmax <> 0 AS retried`,
-      [id, organisationId],
+       RETURNING id, xmax <> 0 AS retried`,
+      [claims.map((claim) => claim.id), claims.map((claim) => claim.organisationId)],
     );
-    return rows[0];
+    const claimed = new Map(rows.map((row) => [row.id, { retried: row.retried }]));
+    return claims.map((claim) => claimed.get(claim.id));
   }
 
   /** A pending session whose hold is taken becomes open; undefined when it is no longer pending (the sweeper gave up on it). */
-  async openSession(session: Omit<SessionRow, 'status' | 'order_id' | 'paid_at' | 'created_at'>): Promise<SessionRow | undefined> {
+  openSession(session: OpeningSession): Promise<SessionRow | undefined> {
+    return this.openings(session);
+  }
+
+  private async writeOpenings(sessions: readonly OpeningSession[]): Promise<Array<SessionRow | undefined>> {
+    const column = <K extends keyof OpeningSession>(name: K) => sessions.map((session) => session[name]);
+    const json = (values: unknown[]) => values.map((value) => (value === null ? null : JSON.stringify(value)));
     const { rows } = await this.pool.query<SessionRow>(
-      `UPDATE checkout_sessions SET status = 'open', event_id = $3, items = $4, customer = $5, coupon_id = $6, subtotal_cents = $7,
-              total_fees_cents = $8, discount_cents = $9, total_cents = $10, metadata = $11, expires_at = $12, created_at = now(), updated_at = now()
-        WHERE id = $1 AND organisation_id = $2 AND status = 'pending' RETURNING *`,
+      `UPDATE checkout_sessions s
+          SET status = 'open', event_id = o.event_id, items = o.items, customer = o.customer, coupon_id = o.coupon_id,
+              subtotal_cents = o.subtotal_cents, total_fees_cents = o.total_fees_cents, discount_cents = o.discount_cents,
+              total_cents = o.total_cents, metadata = o.metadata, expires_at = o.expires_at, created_at = now(), updated_at = now()
+         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::jsonb[], $5::jsonb[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[],
+                     $10::bigint[], $11::jsonb[], $12::timestamptz[])
+              AS o (id, organisation_id, event_id, items, customer, coupon_id, subtotal_cents, total_fees_cents, discount_cents, total_cents, metadata, expires_at)
+        WHERE s.id = o.id AND s.organisation_id = o.organisation_id AND s.status = 'pending'
+        RETURNING s.*`,
       [
-        session.id, session.organisation_id, session.event_id, JSON.stringify(session.items),
-        session.customer === null ? null : JSON.stringify(session.customer), session.coupon_id, session.subtotal_cents,
-        session.total_fees_cents, session.discount_cents, session.total_cents, JSON.stringify(session.metadata), session.expires_at,
+        column('id'), column('organisation_id'), column('event_id'), json(column('items')), json(column('customer')), column('coupon_id'),
+        column('subtotal_cents'), column('total_fees_cents'), column('discount_cents'), column('total_cents'), json(column('metadata')), column('expires_at'),
       ],
     );
-    return rows[0];
+    const opened = new Map(rows.map((row) => [row.id, row]));
+    return sessions.map((session) => opened.get(session.id));
   }
 
   /** A pending session that holds nothing (refused, or its hold released) is failed; a retry may take it up again. */
