@@ -316,8 +316,20 @@ it("kill Redis (on a cluster, the event's shard) mid-burst and restart it", asyn
 
   // No oversell, and every hold PostgreSQL keeps is a session someone was given.
   const created = createdIds(outcomes);
+  await sleep(2_000); // work orders gave up on may still be finishing in inventory
+  const burstHeld = await durable(sale);
+  expect(burstHeld.sold + burstHeld.held.size).toBeLessThanOrEqual(CAPACITY);
+  // An attempt whose answer orders stopped waiting for (its 5 s deadline, under this load) was told hold_failed while
+  // inventory finished the hold: its session stays pending, and the pending-session sweeper releases the hold (D172).
+  // Every other hold PostgreSQL keeps is a session someone was given.
+  const strays = [...burstHeld.held].filter((id) => !created.includes(id));
+  if (strays.length > 0) {
+    const { rows } = await db.query<{ status: string }>('SELECT status FROM orders.checkout_sessions WHERE id = ANY($1::uuid[])', [strays]);
+    expect(rows.map((row) => row.status).filter((status) => status !== 'pending' && status !== 'failed')).toEqual([]);
+    expect(rows).toHaveLength(strays.length);
+    await waitFor('the pending-session sweeper to release them', () => durable(sale), (state) => strays.every((id) => !state.held.has(id)), 60_000);
+  }
   const afterBurst = await durable(sale);
-  expect(afterBurst.sold + afterBurst.held.size).toBeLessThanOrEqual(CAPACITY);
   expect(sorted(afterBurst.held)).toEqual(sorted(created));
 
   // Every process comes back by itself (both chains), and the counter is what PostgreSQL says is left.
@@ -344,4 +356,4 @@ it("kill Redis (on a cluster, the event's shard) mid-burst and restart it", asyn
   expect(sorted(final.held)).toEqual(sorted([...created, ...createdIds(followUp)]));
   expect(await apiAvailability(sale.slug)).toEqual([0, 0]);
   expect(await redisCounter(sale)).toBe(0);
-});
+}, 150_000); // up to a minute of it waiting for the pending-session sweeper
