@@ -2,6 +2,7 @@
 // bounded in time and connections, figures as a markdown table that is
 // written into docs/benchmarks.md between the benchmark's markers.
 const { spawn } = require('node:child_process');
+const { setTimeout } = require('node:timers');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
