@@ -126,7 +126,7 @@ afterAll(async () => {
   inventory.close();
   await events.stop();
   await db.end();
-});
+}, 30_000); // a Kafka consumer leaving its group can take seconds on a busy broker
 
 describe('GET /events/{id}/attendees', () => {
   let event: Staged;

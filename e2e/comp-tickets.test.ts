@@ -104,7 +104,7 @@ afterAll(async () => {
   inventory.close();
   await events.stop();
   await tickets.end();
-});
+}, 30_000); // a Kafka consumer leaving its group can take seconds on a busy broker
 
 describe('issuing comps', () => {
   let event: Staged;

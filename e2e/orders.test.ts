@@ -99,7 +99,7 @@ afterAll(async () => {
   await events.stop();
   await db.orders.end();
   await db.inventory.end();
-});
+}, 30_000); // a Kafka consumer leaving its group can take seconds on a busy broker
 
 describe('paying on the hosted checkout', () => {
   it('creates the order with one ticket per unit, completes the session and fires order.completed and ticket.issued', async () => {

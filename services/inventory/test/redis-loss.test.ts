@@ -25,6 +25,7 @@ import {
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
 import { HoldBook } from '../src/storage/hold-book';
 import { availabilityKey, StockStore } from '../src/storage/stock-store';
+import { eventually } from './support';
 
 const DB = 11;
 const ctx: RequestContext = { organisationId: 535354, mode: 'live', keyId: 1, requestId: 'it' };
@@ -92,21 +93,6 @@ const hold = (slug: string, typeId: bigint, quantity: number, options: { id?: st
   client.holdStock({ holdId: options.id ?? randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity }], ttlSeconds: options.ttl ?? 900, dryRun: false }, ctx);
 const holdState = async (id: string) => (await db.query<{ state: string }>('SELECT state FROM holds WHERE id = $1', [id])).rows[0]?.state;
 
-async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await read();
-      if (done(value)) return value;
-      last = value;
-    } catch (error) {
-      last = error instanceof Error ? error.message : error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last saw ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('Redis losing its data', () => {
   it('returns holds that were live at the loss to stock when they expire or are released', async () => {

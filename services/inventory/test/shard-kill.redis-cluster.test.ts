@@ -28,6 +28,7 @@ import {
   type ServiceRuntime,
 } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
+import { eventually } from './support';
 
 const CAPACITY = 60;
 const EVENTS = 9; // three or so a shard: the slot of `{ev:<id>}` decides
@@ -104,21 +105,6 @@ const liveHolds = async (sale: Sale) =>
   (await db.query<{ id: string }>("SELECT id FROM holds WHERE event_id = $1 AND state = 'held' AND expires_at > now()", [sale.eventId])).rows.map((row) => row.id);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await read();
-      if (done(value)) return value;
-      last = value;
-    } catch (error) {
-      last = error instanceof Error ? error.message : error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last saw ${JSON.stringify(last)}`);
-    await sleep(100);
-  }
-}
 
 it('kill one shard mid-burst: only its events stop, and they come back rebuilt and never oversold', async () => {
   const sales = await Promise.all(Array.from({ length: EVENTS }, () => onSaleEvent()));
@@ -141,7 +127,7 @@ it('kill one shard mid-burst: only its events stop, and they come back rebuilt a
 
   // While it is away: its events answer hold_failed (a retry is safe), the others keep selling.
   await eventually('the dead shard to refuse holds', () => attempt(onVictim[0]!), (outcome) => outcome.result === 'hold_failed', 10_000);
-  const survivor = await eventually('another shard to sell', () => attempt(elsewhere[0]!), (outcome) => outcome.result === 'held' || outcome.result === 'exceeds_availability');
+  const survivor = await eventually('another shard to sell', () => attempt(elsewhere[0]!), (outcome) => outcome.result === 'held' || outcome.result === 'exceeds_availability', 20_000);
   expect(['held', 'exceeds_availability']).toContain(survivor.result);
   // Still ready: the other shards' events sell, and a restarted pod would not bring the shard back.
   const readinessWhileDown = await inventory.lifecycle.readiness();
