@@ -177,3 +177,28 @@ describe('releasing, selling and expiring', () => {
     expect(rows[0]!.payload.data.threshold).toBe(5);
   });
 });
+
+describe('changing capacity while tickets sell', () => {
+  it('waits for a sale being committed, then refuses to cut below what it sold', async () => {
+    const { slug, poolId, typeId } = await onSaleEvent(10);
+    const holdId = randomBase62(16);
+    await hold(slug, typeId, 6, { id: holdId });
+    // A sale of those 6 tickets, in flight: its pool_sales row written, not committed yet.
+    const sale = await db.connect();
+    try {
+      await sale.query('BEGIN');
+      await sale.query('INSERT INTO pool_sales (hold_id, pool_id, quantity) VALUES ($1, $2, 6)', [holdId, poolId.toString()]);
+      let settled = false;
+      const cut = client.upsertPool({ id: poolId, fields: { capacity: 5n } }, ctx).finally(() => (settled = true));
+      cut.catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(settled).toBe(false); // held back until the sale is decided
+      await sale.query("UPDATE holds SET state = 'committed' WHERE id = $1", [holdId]);
+      await sale.query('COMMIT');
+      await expect(cut).rejects.toMatchObject({ code: 'parameter_invalid' });
+    } finally {
+      sale.release();
+    }
+    expect(await sold(poolId)).toBe(6);
+  });
+});

@@ -275,6 +275,9 @@ export class CatalogAdmin {
         ]);
         return rows[0];
       }
+      // A sale appends to pool_sales without touching the pool row (D175), so the pool's lock alone does not stop
+      // one committing between this count and the cut: hold new sales back while the capacity changes (a rare write).
+      if (typeof capacity === 'number') await client.query('LOCK TABLE pool_sales IN SHARE MODE');
       const { rows: found } = await client.query(
         `SELECT p.id, p.event_id, p.name, p.capacity, ${soldTickets('p')} AS sold
            FROM pools p JOIN events e ON e.id = p.event_id WHERE p.id = $1 AND e.organisation_id = $2 FOR UPDATE OF p`,
