@@ -129,20 +129,24 @@ export class Deliveries {
     }
     failed(response.error ?? 'failed');
 
-    await inTransaction(this.pool, async (client) => {
+    const disabled = await inTransaction(this.pool, async (client) => {
       // Cancelled (endpoint paused or deleted) while it was being sent: nothing more to record.
-      if (!(await this.deliveries.markFailed(client, delivery.id, response))) return;
+      if (!(await this.deliveries.markFailed(client, delivery.id, response))) return null;
       const endpoint = await this.endpoints.recordFailure(client, delivery.endpoint_id);
       const reason = endpoint ? disableReason(endpoint, this.clock()) : null;
       if (reason) {
         await this.endpoints.disable(client, delivery.endpoint_id, reason);
         await this.deliveries.cancelScheduled(client, delivery.endpoint_id);
-        this.options.observer?.endpointDisabled(reason);
-        this.logger.warn({ organisation_id: endpoint!.organisation_id, endpoint_id: delivery.endpoint_id, reason }, 'webhook endpoint disabled');
-        return;
+        return { reason, organisationId: endpoint!.organisation_id };
       }
       const next = nextAttemptAt(this.schedule, delivery.attempt, this.clock());
       if (next) await this.deliveries.scheduleRetry(client, delivery, next);
+      return null;
     });
+    // Counted and told once the disable is committed: a rolled-back one never happened.
+    if (disabled) {
+      this.options.observer?.endpointDisabled(disabled.reason);
+      this.logger.warn({ organisation_id: disabled.organisationId, endpoint_id: delivery.endpoint_id, reason: disabled.reason }, 'webhook endpoint disabled');
+    }
   }
 }
