@@ -104,3 +104,26 @@ apt_install() {
 # external VAR LOCAL: VAR names a server that is not ours. A value equal to
 # our own endpoint (e.g. after `. .data/infra.env`) still counts as ours.
 external() { [[ -n "${!1:-}" && "${!1}" != "$2" ]]; }
+
+# --- Go-built tools ----------------------------------------------------------
+
+# go_tool NAME PACKAGE@VERSION [go install flags...]: the binary NAME built
+# from PACKAGE at VERSION with `go install` (no prebuilt download) into Go's
+# default bin folder, which every clone on the machine shares. Built only
+# when the binary there is not of that module version (the first run can
+# take minutes; later ones are instant). Prints its path.
+go_tool() {
+  local name=$1 package=$2 bin
+  shift 2
+  command -v go >/dev/null || die "Go is needed to build $name"
+  bin=$(go env GOBIN)
+  [[ -n "$bin" ]] || bin="$(go env GOPATH)/bin"
+  if [[ -x "$bin/$name" ]] && go version -m "$bin/$name" 2>/dev/null | awk '$1 == "mod" { print $3 }' | grep -qxF "${package##*@}"; then
+    echo "$bin/$name"
+    return
+  fi
+  mkdir -p "$bin"
+  say "building $name ${package##*@} with go install (first run only)"
+  GOBIN="$bin" go install "$@" "$package" >&2
+  echo "$bin/$name"
+}
