@@ -45,6 +45,7 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
       if (swept < SWEEP_BATCH) return;
     }
   });
+  runtime.every('stranded hold settler', config.HOLD_SETTLE_INTERVAL_MS, () => holds.settleStranded());
   await runtime.ready();
   return runtime;
 }

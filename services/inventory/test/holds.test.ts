@@ -6,6 +6,7 @@ import { Pool } from 'pg';
 import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime, redisFromEnv, type RedisClient, keysEverywhere } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
 import { soldTickets } from '../src/storage/catalog-repository';
+import { eventually } from './support';
 
 const ctx: RequestContext = { organisationId: 535353, mode: 'live', keyId: 1, requestId: 'it' };
 const testCtx: RequestContext = { ...ctx, mode: 'test' };
@@ -16,7 +17,7 @@ let redis: RedisClient;
 
 beforeAll(async () => {
   inventory = await startInventory(
-    loadInventoryConfig({ ...process.env, GRPC_PORT: '0', OPS_PORT: '0', HOLD_SWEEP_INTERVAL_MS: '200' }),
+    loadInventoryConfig({ ...process.env, GRPC_PORT: '0', OPS_PORT: '0', HOLD_SWEEP_INTERVAL_MS: '200', HOLD_SETTLE_INTERVAL_MS: '200' }),
     createLogger('it', 'silent'),
   );
   client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);
@@ -128,6 +129,27 @@ describe('releasing, selling and expiring', () => {
     }
     expect(await available(slug)).toBe(10);
   }, 15_000);
+
+  it('settles the Redis records of holds a dead process ended in PostgreSQL only', async () => {
+    const { slug, eventId, typeId } = await onSaleEvent(10);
+    const released = randomBase62(16);
+    const sold = randomBase62(16);
+    await hold(slug, typeId, 4, { id: released });
+    await hold(slug, typeId, 3, { id: sold });
+    // A process died after ending each hold in PostgreSQL and before Redis heard of it, long ago.
+    await db.query("UPDATE holds SET state = 'released' WHERE id = $1", [released]);
+    await client.commitHold({ holdId: sold }, ctx); // committed in both, then its record written back as if Redis never heard
+    const longAgo = Date.now() - 60_000;
+    await redis.set(`{ev:${eventId}}:hold:${sold}`, JSON.stringify({ pools: [] }));
+    await redis.zadd(`{ev:${eventId}}:holds`, longAgo, released, longAgo, sold);
+    expect(await available(slug)).toBe(3);
+    // The released hold's tickets come back; the sold hold's record goes, its tickets stay sold.
+    expect(await eventually('the released hold to return to stock', () => available(slug), (left) => left === 7)).toBe(7);
+    await eventually('both records to be settled', () => redis.zcard(`{ev:${eventId}}:holds`), (left) => left === 0);
+    expect(await redis.exists(`{ev:${eventId}}:hold:${sold}`, `{ev:${eventId}}:hold:${released}`)).toBe(0);
+    expect(await available(slug)).toBe(7);
+    expect(await holdState(released)).toBe('released');
+  });
 
   it('rebuilds lost counters as capacity − sold − live holds', async () => {
     const { slug, eventId, typeId, poolId } = await onSaleEvent(20);

@@ -64,7 +64,7 @@ beforeAll(async () => {
   await keysEverywhere(redis, 'nothing'); // connected, slot table known
   await flushAll();
   inventory = await startInventory(
-    loadInventoryConfig({ ...process.env, REDIS_URL: redisUrl(), GRPC_PORT: '0', OPS_PORT: '0', HOLD_SWEEP_INTERVAL_MS: '200' }),
+    loadInventoryConfig({ ...process.env, REDIS_URL: redisUrl(), GRPC_PORT: '0', OPS_PORT: '0', HOLD_SWEEP_INTERVAL_MS: '200', HOLD_SETTLE_INTERVAL_MS: '500' }),
     createLogger('it', 'silent'),
   );
   client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);

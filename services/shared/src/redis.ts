@@ -132,6 +132,32 @@ export function redisFromEnv(env: NodeJS.ProcessEnv = process.env, options: Redi
   return createRedis(parseRedisTarget(env.REDIS_URL ?? 'redis://127.0.0.1:56379', env.REDIS_CLUSTER_NODES), options);
 }
 
+/**
+ * The keys matching `pattern` on one node, by SCAN in steps of about
+ * `count`: a service's own walk over the keyspace, which must never block
+ * Redis the way KEYS does.
+ */
+export async function* scanNode(node: Redis, pattern: string, count = 1000): AsyncGenerator<string[]> {
+  let cursor = '0';
+  do {
+    const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', count);
+    if (found.length > 0) yield found;
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+/** The keys matching `pattern` on every shard, by SCAN (see scanNode). */
+export async function scanEverywhere(client: RedisClient, pattern: string): Promise<string[]> {
+  const perShard = await Promise.all(
+    redisShards(client).map(async (shard) => {
+      const keys: string[] = [];
+      for await (const batch of scanNode(shard, pattern)) keys.push(...batch);
+      return keys;
+    }),
+  );
+  return perShard.flat();
+}
+
 /** KEYS on every shard (tests and tools only: it walks the whole keyspace). */
 export async function keysEverywhere(client: RedisClient, pattern: string): Promise<string[]> {
   if (isCluster(client) && client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));

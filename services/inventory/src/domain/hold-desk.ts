@@ -9,7 +9,9 @@
  * between the two leaves a recorded hold that Redis never took; the sweeper
  * releases it at expiry and Redis has nothing to return. Selling (commit)
  * records the tickets as sold in PostgreSQL before Redis drops the
- * hold, and the sweeper never returns a sold hold to stock. A sale is
+ * hold, and the sweeper never returns a sold hold to stock. Releasing ends
+ * the hold in PostgreSQL before Redis returns its tickets; a give-back that
+ * fails or is cut short by a crash is finished by settleStranded. A sale is
  * appended to `pool_sales` (sold = pools.sold + those rows), never added to
  * the pool row, so the sales of a hot pool do not queue on one row. Nothing changes
  * PostgreSQL while Redis is unusable (disconnected or not yet verified
@@ -98,6 +100,8 @@ interface HoldRow {
 }
 
 const DEFAULT_TTL_SECONDS = 15 * 60;
+/** A hold record still in Redis this long after its expiry, for a hold PostgreSQL has ended, is settled by settleStranded. */
+const STRANDED_GRACE_MS = 10_000;
 
 export class HoldDesk {
   private readonly book: HoldBook;
@@ -238,6 +242,35 @@ export class HoldDesk {
     );
     for (const row of rows) await this.release(row.id);
     return rows.length;
+  }
+
+  /**
+   * Settles hold records Redis still keeps for holds PostgreSQL has already
+   * ended: a release whose give-back to Redis failed, or whose process died
+   * between the two steps, would otherwise keep its tickets out of stock for
+   * good (PostgreSQL says released, so the sweeper never looks at it again).
+   * Only records past their expiry by `graceMs` are looked at: a hold still
+   * live in PostgreSQL is the sweeper's, and one being settled right now is
+   * settled once (both scripts act at most once per record). Returns how many
+   * records it settled.
+   */
+  async settleStranded(graceMs = STRANDED_GRACE_MS, limit = 500): Promise<number> {
+    if (!this.book.usable) return 0;
+    const before = new Date(this.clock().getTime() - graceMs);
+    let settled = 0;
+    for (const eventId of await this.book.eventsWithHolds()) {
+      try {
+        for (const hold of await this.repository.settledHolds(await this.book.expired(eventId, before, limit))) {
+          const done = hold.state === 'committed' ? await this.book.commit(hold.eventId, hold.id) : await this.book.release(hold.eventId, hold.id);
+          if (done) settled += 1;
+        }
+      } catch (error) {
+        // A closed shard, or PostgreSQL away: this event waits for the next round, the others go on.
+        this.logger.warn({ err: error, eventId }, 'could not settle stranded holds');
+      }
+    }
+    if (settled > 0) this.logger.warn({ settled }, 'returned stranded hold records to stock');
+    return settled;
   }
 
   /**

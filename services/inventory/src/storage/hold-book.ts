@@ -19,7 +19,7 @@
  * or reached zero, so `ticket_type.low_inventory` and `event.sold_out` can
  * fire exactly once per crossing.
  */
-import { defineScript, type RedisClient } from '@partner-api/shared';
+import { defineScript, scanEverywhere, type RedisClient } from '@partner-api/shared';
 import { availabilityKey } from './stock-store';
 
 // KEYS: 1 hold record, 2 expiry index, 3.. pool counters.
@@ -228,9 +228,15 @@ export class HoldBook {
     return (await this.commands.restoreStock(keys.length, ...keys, ...args)) === 1;
   }
 
-  /** Holds of an event whose time has passed, for the sweeper. */
-  async expired(eventId: string, now: Date, limit = 500): Promise<string[]> {
+  /** Holds of an event whose time passed before `before`, oldest first. */
+  async expired(eventId: string, before: Date, limit = 500): Promise<string[]> {
     this.assertUsable(eventId);
-    return this.redis.zrangebyscore(expiryKey(eventId), 0, now.getTime(), 'LIMIT', 0, limit);
+    return this.redis.zrangebyscore(expiryKey(eventId), 0, before.getTime(), 'LIMIT', 0, limit);
+  }
+
+  /** Events with any hold record in Redis, on every open shard. */
+  async eventsWithHolds(): Promise<string[]> {
+    const keys = await scanEverywhere(this.redis, '{ev:*}:holds');
+    return keys.map((key) => key.slice('{ev:'.length, key.indexOf('}')));
   }
 }

@@ -25,7 +25,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { createRedis, isCluster, parseRedisTarget, shardKey, shardOf, type Logger, type RedisClient, type ServiceRuntime } from '@partner-api/shared';
+import { createRedis, isCluster, parseRedisTarget, scanNode, shardKey, shardOf, type Logger, type RedisClient, type ServiceRuntime } from '@partner-api/shared';
 import type { StockGate } from './hold-book';
 
 /** The Redis run our keys belong to (one Redis; a cluster shard adds a hash tag it owns). */
@@ -195,15 +195,12 @@ export class RedisGate implements StockGate {
       if ((await node.get(keys.run)) === runId) return true;
       const token = randomUUID();
       if ((await node.set(keys.wipe, token, 'PX', this.wipeLockMs, 'NX')) === 'OK') {
-        let cursor = '0';
         let dropped = 0;
-        do {
-          const [next, found] = await node.scan(cursor, 'MATCH', INVENTORY_KEYS, 'COUNT', 1000);
+        for await (const found of scanNode(node, INVENTORY_KEYS)) {
           // One key per UNLINK: in a cluster the keys of one batch span slots.
-          const results = found.length > 0 ? await node.pipeline(found.map((name) => ['unlink', name])).exec() : [];
+          const results = await node.pipeline(found.map((name) => ['unlink', name])).exec();
           dropped += (results ?? []).reduce((sum, [, count]) => sum + Number(count ?? 0), 0);
-          cursor = next;
-        } while (cursor !== '0');
+        }
         await node.set(keys.run, runId);
         await node.eval(UNLOCK, 1, keys.wipe, token);
         this.logger.warn({ runId, dropped }, 'redis came back with data from an earlier run: dropped every inventory key; counters and holds are rebuilt from PostgreSQL');
