@@ -93,25 +93,33 @@ async function freePort() {
   return port;
 }
 
-/** An inventory process of its own (built dist, `env` over ours), ready once /readyz answers. */
-async function startInventory(name, env = {}) {
+/**
+ * A process of one of our services of its own (built dist, `env` over
+ * ours), ready once /readyz answers. `telemetry` preloads the tracing setup
+ * as services.sh does (to compare with the stack's own processes).
+ */
+async function startService(service, name, env = {}, { telemetry = false } = {}) {
   const [grpcPort, opsPort] = [await freePort(), await freePort()];
-  const logFile = path.join(ROOT, '.data', 'logs', `bench-inventory-${name}.log`);
+  const logFile = path.join(ROOT, '.data', 'logs', `bench-${service}-${name}.log`);
   const log = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: path.join(ROOT, 'services', 'inventory'),
-    env: { ...process.env, GRPC_PORT: String(grpcPort), OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true', ...env },
+  const flags = telemetry ? ['--require', '@partner-api/shared/telemetry/register'] : [];
+  const child = spawn(process.execPath, [...flags, 'dist/main.js'], {
+    cwd: path.join(ROOT, 'services', service),
+    env: { ...process.env, GRPC_PORT: String(grpcPort), OPS_PORT: String(opsPort), LOG_LEVEL: 'warn', ...(telemetry ? { OTEL_SERVICE_NAME: service } : { OTEL_SDK_DISABLED: 'true' }), ...env },
     stdio: ['ignore', log, log],
   });
   const deadline = Date.now() + 30_000;
   for (;;) {
     const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then((answer) => answer.ok, () => false);
     if (ready) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`inventory ${name} did not become ready (${logFile})`);
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${service} ${name} did not become ready (${logFile})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return { address: `127.0.0.1:${grpcPort}`, pid: child.pid, stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')))) };
 }
+
+/** An inventory process of its own (see startService). */
+const startInventory = (name, env = {}) => startService('inventory', name, env);
 
 const CLOCK_TICKS = 100;
 
@@ -137,4 +145,32 @@ const readComm = (pid) => {
   }
 };
 
-module.exports = { ROOT, loadEnv, httpLoad, loopLoad, table, record, freePort, startInventory, cpuSeconds, pidsNamed };
+/** CPU seconds per process of the stack (services from their pidfiles, every PostgreSQL process, Redis, `extra` processes by name, this load generator) from now on. */
+function cpuByProcess(extra = {}) {
+  const service = (name) => () => [Number(fs.readFileSync(path.join(ROOT, '.data', 'run', `${name}.pid`), 'utf8'))];
+  const groups = {
+    gateway: service('gateway'),
+    orders: service('orders'),
+    inventory: service('inventory'),
+    tickets: service('tickets'),
+    webhooks: service('webhooks'),
+    PostgreSQL: () => pidsNamed('postgres'),
+    Redis: () => pidsNamed('redis-server'),
+    Kafka: () => pidsNamed('java'),
+    ...Object.fromEntries(Object.entries(extra).map(([name, pids]) => [name, () => pids])),
+    'load generator (this process)': () => [process.pid],
+  };
+  const pids = Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, list()]));
+  const read = () => Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
+  const before = read();
+  return {
+    spent() {
+      const after = read();
+      const spent = Object.fromEntries(Object.keys(pids).map((name) => [name, after[name] - before[name]]));
+      spent.total = Object.values(spent).reduce((sum, seconds) => sum + seconds, 0);
+      return spent;
+    },
+  };
+}
+
+module.exports = { ROOT, loadEnv, httpLoad, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, pidsNamed, cpuByProcess };

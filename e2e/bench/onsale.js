@@ -23,9 +23,7 @@ const { Redis } = require('ioredis');
 const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
 const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
 const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/storage/hold-book');
-const fs = require('node:fs');
-const path = require('node:path');
-const { ROOT, cpuSeconds, loadEnv, httpLoad, loopLoad, pidsNamed, table, record } = require('./lib');
+const { cpuByProcess, loadEnv, httpLoad, loopLoad, table, record } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
@@ -122,33 +120,6 @@ async function createSessions({ url, headers, body, connections, seconds }) {
     statuses,
     errors: result.errors,
     timeouts: result.timeouts,
-  };
-}
-
-/** CPU seconds per process of the stack (services from their pidfiles, every PostgreSQL process, Redis, this load generator) from now on. */
-function cpuByProcess() {
-  const service = (name) => () => [Number(fs.readFileSync(path.join(ROOT, '.data', 'run', `${name}.pid`), 'utf8'))];
-  const groups = {
-    gateway: service('gateway'),
-    orders: service('orders'),
-    inventory: service('inventory'),
-    tickets: service('tickets'),
-    webhooks: service('webhooks'),
-    PostgreSQL: () => pidsNamed('postgres'),
-    Redis: () => pidsNamed('redis-server'),
-    Kafka: () => pidsNamed('java'),
-    'load generator (this process)': () => [process.pid],
-  };
-  const pids = Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, list()]));
-  const read = () => Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
-  const before = read();
-  return {
-    spent() {
-      const after = read();
-      const spent = Object.fromEntries(Object.keys(pids).map((name) => [name, after[name] - before[name]]));
-      spent.total = Object.values(spent).reduce((sum, seconds) => sum + seconds, 0);
-      return spent;
-    },
   };
 }
 

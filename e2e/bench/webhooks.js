@@ -16,7 +16,7 @@ const { Pool } = require('pg');
 const { Kafka, logLevel } = require('kafkajs');
 const { Agent, request } = require('undici');
 const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
-const { loadEnv, table, record } = require('./lib');
+const { cpuByProcess, loadEnv, startService, table, record } = require('./lib');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 3000);
 // The webhooks service sends up to WEBHOOK_CONCURRENCY (64) at once per process; the baseline uses as many.
@@ -26,6 +26,9 @@ const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 30);
 /** The steady run's target: an event reaches its receiver within this of its commit, at p99. */
 const STEADY_P99_MS = 200;
 const DEADLINE_MS = 120_000;
+/** Events sent through the stack, unmeasured, before the burst. */
+const WARM_UP_EVENTS = 1000;
+const GROUP_ID = process.env.KAFKA_GROUP_ID ?? 'partner-api-webhooks';
 
 /** A receiver that answers 200 at once and notes when each event arrived. */
 async function startReceiver() {
@@ -91,18 +94,18 @@ async function directPosts(receiver, organisationId, secret) {
 }
 
 /** The pipeline: events produced to the topic as the outbox relays do, delivered by the stack's webhooks service. */
-async function throughStack(receiver, organisationId) {
+async function throughStack(receiver, organisationId, events = EVENTS) {
   const producer = new Kafka({ clientId: 'bench-webhooks', brokers: process.env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   const startedAt = performance.now();
-  for (let sent = 0; sent < EVENTS; sent += 500) {
+  for (let sent = 0; sent < events; sent += 500) {
     const sentAt = performance.now();
-    const messages = Array.from({ length: Math.min(500, EVENTS - sent) }, (_, index) => ({ key: `ticket:${sent + index}`, value: eventBody(organisationId, sentAt) }));
+    const messages = Array.from({ length: Math.min(500, events - sent) }, (_, index) => ({ key: `ticket:${sent + index}`, value: eventBody(organisationId, sentAt) }));
     await producer.send({ topic: process.env.KAFKA_TOPIC ?? 'partner.events.v1', acks: -1, messages });
   }
   await producer.disconnect();
-  await waitForArrivals(receiver, EVENTS);
-  return summarise(receiver, startedAt, EVENTS);
+  await waitForArrivals(receiver, events);
+  return summarise(receiver, startedAt, events);
 }
 
 /**
@@ -129,6 +132,39 @@ async function steadyRate(receiver, organisationId) {
   return summarise(receiver, startedAt, total);
 }
 
+/** Waits until the webhooks consumer group is stable with `members` members (a process joined or left). */
+async function groupSettled(members) {
+  const admin = new Kafka({ clientId: 'bench-webhooks-admin', brokers: process.env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const { groups } = await admin.describeGroups([GROUP_ID]);
+      if (groups[0]?.state === 'Stable' && groups[0].members.length === members) return;
+      if (Date.now() > deadline) throw new Error(`the webhooks group did not settle with ${members} members (${groups[0]?.state}, ${groups[0]?.members.length})`);
+      await sleep(250);
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** CPU per delivery of each process during two bursts, side by side, as table rows. */
+function cpuTable(one, two) {
+  const cells = (burst, name) => (burst.spent[name] === undefined ? '| – | – |' : `| ${(burst.spent[name] / burst.seconds).toFixed(2)} | ${((burst.spent[name] * 1000) / EVENTS).toFixed(3)} |`);
+  return [...new Set([...Object.keys(one.spent), ...Object.keys(two.spent)])]
+    .filter((name) => (one.spent[name] ?? 0) + (two.spent[name] ?? 0) > 0)
+    .map((name) => `| ${name === 'load generator (this process)' ? 'producer and receiver (this process)' : name} ${cells(one, name)} ${cells(two, name).slice(2)}`);
+}
+
+/** A burst through the stack, with the CPU each process spent on it. */
+async function measuredBurst(receiver, organisationId, extra = {}) {
+  const cpu = cpuByProcess(extra);
+  const startedAt = performance.now();
+  const result = await throughStack(receiver, organisationId);
+  return { ...result, seconds: (performance.now() - startedAt) / 1000, spent: cpu.spent() };
+}
+
 async function api(path, key, options = {}) {
   const response = await fetch(`${process.env.BASE_URL}${path}`, {
     method: options.method ?? 'GET',
@@ -152,16 +188,35 @@ async function main() {
   const stackReceiver = await startReceiver();
   const endpoint = await api('/webhook_endpoints', key, { method: 'POST', body: { url: stackReceiver.url, event_types: ['ticket.issued'] } });
   try {
+    // Both paths warmed first (JIT, connections, pools), as after a service has run for a while.
+    await throughStack(stackReceiver, organisation.id, WARM_UP_EVENTS);
+    stackReceiver.arrived.clear();
     // The baseline runs before and after the burst and counts as their mean: load on a shared machine drifts within a run.
+    await directPosts(baselineReceiver, organisation.id, endpoint.secret);
+    baselineReceiver.arrived.clear();
     const before = await directPosts(baselineReceiver, organisation.id, endpoint.secret);
     baselineReceiver.arrived.clear();
-    const burst = await throughStack(stackReceiver, organisation.id);
+    const burst = await measuredBurst(stackReceiver, organisation.id);
+    // The same burst with a second webhooks process beside the stack's (as a second pod would run): partitions and claims split between them.
+    stackReceiver.arrived.clear();
+    const second = await startService('webhooks', 'second', { WEBHOOK_ALLOW_LOOPBACK_RECEIVERS: 'true' }, { telemetry: true });
+    let scaled;
+    try {
+      await groupSettled(2);
+      await throughStack(stackReceiver, organisation.id, WARM_UP_EVENTS);
+      stackReceiver.arrived.clear();
+      scaled = await measuredBurst(stackReceiver, organisation.id, { 'webhooks (second process)': [second.pid] });
+    } finally {
+      await second.stop();
+    }
+    await groupSettled(1);
     const after = await directPosts(baselineReceiver, organisation.id, endpoint.secret);
     const mean = (key) => (before[key] + after[key]) / 2;
     const direct = { rps: mean('rps'), p50: mean('p50'), p99: mean('p99'), total: before.total + after.total, bad: before.bad + after.bad };
     const rows = [
       { name: `signed POSTs straight to the receiver (undici, ${CONCURRENCY} at a time; mean of before and after the burst)`, ...direct },
       { name: `burst: ${EVENTS} events on Kafka → webhooks service (store, fan out, claim, sign, POST)`, ...burst },
+      { name: `burst: the same through 2 webhooks processes`, ...scaled },
     ];
     stackReceiver.arrived.clear();
     const steady = { name: `steady: ${STEADY_RATE} events/s for ${STEADY_SECONDS} s → webhooks service`, ...(await steadyRate(stackReceiver, organisation.id)) };
@@ -172,7 +227,14 @@ async function main() {
       // The steady row's throughput is the offered rate, not a comparison with the baseline.
       table(rows, rows[0].name).replace(/\| [0-9.]+ \|$/, '| (fixed rate) |'),
       '',
-      `Burst: ${Math.round(rows[1].rps)} deliveries/s, ${(rows[1].rps / rows[0].rps).toFixed(2)} of direct. Steady rate: p99 ${steady.p99.toFixed(0)} ms from commit to receiver (target ≤ ${STEADY_P99_MS} ms).`,
+      `Burst: ${Math.round(rows[1].rps)} deliveries/s (${(rows[1].rps / rows[0].rps).toFixed(2)} of direct) through one webhooks process, ` +
+        `${Math.round(rows[2].rps)}/s (${(rows[2].rps / rows[0].rps).toFixed(2)}) through two. Steady rate: p99 ${steady.p99.toFixed(0)} ms from commit to receiver (target ≤ ${STEADY_P99_MS} ms).`,
+      '',
+      'Where the CPU of each burst went (CPU seconds of each process from the first produce to the last arrival, per delivery):',
+      '',
+      `| Process | One webhooks process: cores busy (${burst.seconds.toFixed(1)} s) | CPU ms per delivery | Two: cores busy (${scaled.seconds.toFixed(1)} s) | CPU ms per delivery |`,
+      '|---|---:|---:|---:|---:|',
+      ...cpuTable(burst, scaled),
     ].join('\n');
     console.log(markdown);
     record('webhooks', markdown);

@@ -176,6 +176,32 @@ describe('retries and endpoint health', () => {
     expect([enabled.disabledAt, enabled.disabledReason]).toEqual([undefined, undefined]);
   });
 
+  it('records a burst of failures from two processes without a deadlock, and disables the endpoint once', async () => {
+    const endpoint = await createEndpoint('/flooded', { eventTypes: ['event.updated'] });
+    await database.pool.query('UPDATE endpoints SET consecutive_failures = 20, failing_since = now() WHERE id = $1', [endpoint.id.toString()]);
+    receiver.answer = (request) => (request.path === '/flooded' ? 500 : 200);
+    const deadlocks = async () => Number((await database.pool.query<{ deadlocks: string }>('SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.deadlocks);
+    const before = await deadlocks();
+    // A second process on the same database, as a second pod would run: both claim, both record failures of one endpoint.
+    const second = await startService(database.url, { KAFKA_TOPIC: service.topic, WEBHOOK_TIMEOUT_MS: '1000' });
+    try {
+      const events = Array.from({ length: 200 }, () => eventBody(organisationId, 'event.updated'));
+      await producer.send(service.topic, events.map((event) => event.body));
+      await waitFor(async () => !(await service.client.getEndpoint({ id: endpoint.id }, ctx)).enabled, 20_000, 'the endpoint to be disabled');
+      await waitFor(
+        async () => (await database.pool.query("SELECT 1 FROM deliveries WHERE endpoint_id = $1 AND status IN ('scheduled', 'sending')", [endpoint.id.toString()])).rowCount === 0,
+        20_000,
+        'nothing left to send',
+      );
+    } finally {
+      await second.stop();
+    }
+    // pg_stat_database is updated by the stats collector at its own pace: give it a moment before reading.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await deadlocks()).toBe(before);
+    expect(await service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'disabled', disabledReason: 'consecutive_failures' });
+  }, 60_000);
+
   it('disables an endpoint failing for 3 days with at least 5 consecutive failures', async () => {
     const endpoint = await createEndpoint('/stale', { eventTypes: ['ticket.transferred'] });
     await database.pool.query("UPDATE endpoints SET consecutive_failures = 4, failing_since = now() - interval '3 days 1 minute' WHERE id = $1", [endpoint.id.toString()]);

@@ -8,10 +8,12 @@ let sdk: NodeSDK | undefined;
 let stopIncomingContext: (() => void) | undefined;
 
 /**
- * The instrumentations that move trace context across process boundaries
- * (HTTP, gRPC). Kafka headers are ours: see messaging.ts.
+ * The instrumentations that move trace context between our own processes
+ * (HTTP, gRPC). Kafka headers are ours: see messaging.ts. undici carries
+ * only the webhook POSTs to partners' receivers, whose `traceparent` names
+ * a span only when traces are exported: it is loaded then and only then.
  */
-export const CONTEXT_CARRIERS = ['http', 'undici', 'grpc'];
+export const CONTEXT_CARRIERS = ['http', 'grpc'];
 
 /** The ops port's probe and scrape paths: no spans for what a kubelet or Prometheus asks every few seconds. */
 const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);

@@ -18,9 +18,12 @@ export interface ReceiverResponse {
 
 /** What is read of a receiver's answer before it is dropped: deliveries keep only the status. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** URLs remembered as passing the policy's URL rules (which read no DNS, so their answer never changes); cleared when full. */
+const CHECKED_URLS_MAX = 10_000;
 
 export class ReceiverClient {
   private readonly agent: Agent;
+  private readonly checkedUrls = new Set<string>();
 
   constructor(
     private readonly policy: ReceiverPolicy,
@@ -39,7 +42,7 @@ export class ReceiverClient {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      this.policy.checkUrl(url);
+      this.checkUrl(url);
       const response = await request(url, {
         method: 'POST',
         dispatcher: this.agent,
@@ -54,6 +57,14 @@ export class ReceiverClient {
     } catch (error) {
       return { ok: false, responseStatus: null, durationMs: elapsed(), error: this.describe(error) };
     }
+  }
+
+  /** The policy's URL rules, checked once per URL: an endpoint's URL is the same on every delivery. */
+  private checkUrl(url: string): void {
+    if (this.checkedUrls.has(url)) return;
+    this.policy.checkUrl(url);
+    if (this.checkedUrls.size >= CHECKED_URLS_MAX) this.checkedUrls.clear();
+    this.checkedUrls.add(url);
   }
 
   close(): Promise<void> {

@@ -130,8 +130,13 @@ export class Deliveries {
     failed(response.error ?? 'failed');
 
     const disabled = await inTransaction(this.pool, async (client) => {
+      // The endpoint row before the delivery row (see lockForFailure): failures of one endpoint never deadlock.
+      const locked = await this.endpoints.lockForFailure(client, delivery.endpoint_id);
+      if (!locked) return null;
       // Cancelled (endpoint paused or deleted) while it was being sent: nothing more to record.
       if (!(await this.deliveries.markFailed(client, delivery.id, response))) return null;
+      // Paused or disabled while it was being sent: recorded, nothing more scheduled.
+      if (!locked.enabled) return null;
       const endpoint = await this.endpoints.recordFailure(client, delivery.endpoint_id);
       const reason = endpoint ? disableReason(endpoint, this.clock()) : null;
       if (reason) {

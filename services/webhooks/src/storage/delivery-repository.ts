@@ -163,10 +163,18 @@ export class DeliveryRepository {
     );
   }
 
-  /** Drops what an endpoint still had to send (it was paused or disabled). */
+  /**
+   * Drops what an endpoint still had to send (it was paused or disabled).
+   * Rows another transaction holds are skipped: their success is being
+   * recorded right now (that statement then waits for the endpoint row this
+   * caller holds, so waiting for it here would deadlock), or they are being
+   * claimed, and a claimed attempt of a disabled endpoint is cancelled when
+   * it is sent.
+   */
   async cancelScheduled(client: PoolClient, endpointId: string): Promise<void> {
     await client.query(
-      `UPDATE deliveries SET status = 'cancelled', lease_until = NULL, updated_at = now() WHERE endpoint_id = $1 AND status IN ('scheduled', 'sending')`,
+      `UPDATE deliveries SET status = 'cancelled', lease_until = NULL, updated_at = now()
+        WHERE id IN (SELECT id FROM deliveries WHERE endpoint_id = $1 AND status IN ('scheduled', 'sending') FOR UPDATE SKIP LOCKED)`,
       [endpointId],
     );
   }

@@ -131,6 +131,18 @@ export class EndpointRepository {
   }
 
   /** A delivery failed: one more in the run (counted atomically across senders); the row after the change. */
+  /**
+   * Locks the endpoint row for a failure being recorded. Taken before any
+   * delivery row is touched: the failures of one endpoint then queue here,
+   * so one that disables the endpoint and cancels its deliveries never
+   * waits for a delivery row held by another failure that waits for it.
+   * Undefined when the endpoint is gone.
+   */
+  async lockForFailure(client: PoolClient, id: string): Promise<{ enabled: boolean } | undefined> {
+    const { rows } = await client.query<{ enabled: boolean }>('SELECT enabled FROM endpoints WHERE id = $1 FOR UPDATE', [id]);
+    return rows[0];
+  }
+
   async recordFailure(client: PoolClient, id: string): Promise<EndpointRow | undefined> {
     const { rows } = await client.query<EndpointRow>(
       `UPDATE endpoints SET consecutive_failures = consecutive_failures + 1, failing_since = COALESCE(failing_since, now()),
