@@ -5,7 +5,7 @@
 const { Pool } = require('pg');
 const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
 const { CatalogRepository } = require('@partner-api/inventory/dist/storage/catalog-repository');
-const { loadEnv, httpLoad, loopLoad, table, record } = require('./lib');
+const { cpuByProcess, loadEnv, httpLoad, loopLoad, table, record } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -29,18 +29,33 @@ async function main() {
   await loopLoad({ once: () => repository.listEvents({ ...query, now: new Date() }), workers: 4, seconds: 1 });
   await httpLoad({ url: `${process.env.BASE_URL}/events?limit=25&status=all&time=all`, headers: { authorization: `Bearer ${secret}` }, connections: 4, seconds: 1 });
 
+  const directCpu = cpuByProcess();
   const direct = await loopLoad({ once: () => repository.listEvents({ ...query, now: new Date() }), workers: CONNECTIONS, seconds: SECONDS });
+  const directSpent = directCpu.spent();
   rows.push({ name: 'PostgreSQL: the page query alone (pg, same process as the load)', ...direct });
+  const stackCpu = cpuByProcess();
   const gateway = await httpLoad({
     url: `${process.env.BASE_URL}/events?limit=25&status=all&time=all`,
     headers: { authorization: `Bearer ${secret}` },
     connections: CONNECTIONS,
     seconds: SECONDS,
   });
+  const stackSpent = stackCpu.spent();
   rows.push({ name: 'GET /events?limit=25 through gateway → gRPC → inventory', ...gateway });
   await inventoryPool.end();
 
-  const markdown = `${CONNECTIONS} concurrent clients, ${SECONDS} s each, loopback.\n\n${table(rows, rows[0].name)}`;
+  const perRequest = (spent, result) => (name) => ((spent[name] * 1000) / Math.max(1, result.total)).toFixed(3);
+  const cpu = [
+    '',
+    'CPU ms per request by process (CPU seconds of each process during the row, per request answered):',
+    '',
+    '| Process | Page query alone | Through the stack |',
+    '|---|---:|---:|',
+    ...Object.keys(stackSpent)
+      .filter((name) => stackSpent[name] + directSpent[name] > 0)
+      .map((name) => `| ${name === 'load generator (this process)' ? 'load generator and page query client (this process)' : name} | ${perRequest(directSpent, direct)(name)} | ${perRequest(stackSpent, gateway)(name)} |`),
+  ].join('\n');
+  const markdown = `${CONNECTIONS} concurrent clients, ${SECONDS} s each, loopback.\n\n${table(rows, rows[0].name)}\n${cpu}`;
   console.log(markdown);
   record('catalog', markdown);
   if (gateway.bad > 0) throw new Error(`${gateway.bad} gateway requests failed`);

@@ -160,13 +160,18 @@ function cpuByProcess(extra = {}) {
     ...Object.fromEntries(Object.entries(extra).map(([name, pids]) => [name, () => pids])),
     'load generator (this process)': () => [process.pid],
   };
-  const pids = Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, list()]));
-  const read = () => Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
+  // Per pid, so a process started during the row (a new PostgreSQL backend) counts from zero, and one that ended counts what it had.
+  const read = () => Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, new Map(list().map((pid) => [pid, cpuSeconds(pid)]))]));
   const before = read();
   return {
     spent() {
       const after = read();
-      const spent = Object.fromEntries(Object.keys(pids).map((name) => [name, after[name] - before[name]]));
+      const spent = Object.fromEntries(
+        Object.keys(groups).map((name) => {
+          const pids = new Set([...before[name].keys(), ...after[name].keys()]);
+          return [name, [...pids].reduce((sum, pid) => sum + Math.max(0, (after[name].get(pid) ?? before[name].get(pid)) - (before[name].get(pid) ?? 0)), 0)];
+        }),
+      );
       spent.total = Object.values(spent).reduce((sum, seconds) => sum + seconds, 0);
       return spent;
     },

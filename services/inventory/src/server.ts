@@ -29,8 +29,9 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const repository = new CatalogRepository(pool);
   const book = new HoldBook(redis, gate);
   const stock = new StockStore(redis, repository, book, gate);
-  const catalog = new Catalog(repository, stock, { publicSiteUrl: config.PUBLIC_SITE_URL });
-  const checkoutCatalog = new CheckoutCatalog(repository, new CatalogVersions(redis));
+  const versions = new CatalogVersions(redis);
+  const catalog = new Catalog(repository, stock, versions, { publicSiteUrl: config.PUBLIC_SITE_URL });
+  const checkoutCatalog = new CheckoutCatalog(repository, versions);
   const admin = new CatalogAdmin(pool, catalog, stock, checkoutCatalog, runtime.logger);
   const holds = new HoldDesk(pool, repository, stock, book, catalog, checkoutCatalog, new HoldRecords(pool), runtime.logger);
   const metrics = new InventoryMetrics(runtime.metrics, gate, new HotPools(pool, redis, gate, config.METRICS_HOT_POOLS));

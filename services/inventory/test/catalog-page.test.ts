@@ -5,18 +5,22 @@
  * the millisecond, availability, order and paging, for every filter.
  */
 import { Redis } from 'ioredis';
-import { createPool, randomBase62, type RequestContext } from '@partner-api/shared';
-import { Catalog } from '../src/domain/catalog';
+import { create } from '@bufbuild/protobuf';
+import { createPool, gen, randomBase62, toApiJson, type RequestContext } from '@partner-api/shared';
+import { Catalog, PAGE_TTL_MS } from '../src/domain/catalog';
 import { CatalogRepository, type EventListQuery } from '../src/storage/catalog-repository';
+import { CatalogVersions } from '../src/storage/catalog-versions';
 import { HoldBook } from '../src/storage/hold-book';
-import { StockStore } from '../src/storage/stock-store';
+import { availabilityKey, StockStore } from '../src/storage/stock-store';
 
 const organisationId = 870_000 + Math.floor(Math.random() * 9_999);
 const ctx: RequestContext = { organisationId, mode: 'live', keyId: 0, requestId: 'it' };
 const pool = createPool({ url: process.env.DATABASE_URL!, schema: 'inventory', max: 4, applicationName: 'catalog-page-it' });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:56379', { maxRetriesPerRequest: 2 });
 const repository = new CatalogRepository(pool);
-const catalog = new Catalog(repository, new StockStore(redis, repository, new HoldBook(redis)), { publicSiteUrl: 'https://tickets.example.com' });
+const stock = new StockStore(redis, repository, new HoldBook(redis));
+const versions = new CatalogVersions(redis);
+const catalog = new Catalog(repository, stock, versions, { publicSiteUrl: 'https://tickets.example.com' });
 const venueIds: string[] = [];
 const tag = randomBase62(6).toLowerCase();
 
@@ -136,4 +140,82 @@ it('carries every part of the view: venue, sub-millisecond times, prices, multi-
   expect(data.some((event) => event.ticketing?.ticketsRemaining !== undefined && event.ticketing.ticketsRemaining > 0n)).toBe(true);
   expect(data.some((event) => event.ticketing?.ticketsRemaining === undefined && event.ticketing?.minPrice !== undefined)).toBe(true);
   expect(data.every((event) => typeof event.startsAt === 'string')).toBe(true);
+});
+
+describe('a kept page', () => {
+  let clock = Date.now();
+  const kept = new Catalog(repository, stock, versions, { publicSiteUrl: 'https://tickets.example.com' }, () => new Date(clock));
+  const firstPage = () => kept.listEvents(ctx, { status: 'all', time: 'all', limit: 5, after: '' });
+  const rename = (eventId: bigint, title: string) => pool.query('UPDATE events SET title = $2 WHERE id = $1', [eventId.toString(), title]);
+
+  it('is served until the organisation changes its catalog or the page is older than its TTL; availability stays live', async () => {
+    const first = await firstPage();
+    const event = first.data.find((view) => view.ticketing?.ticketsRemaining !== undefined)!;
+    const id = event.id!;
+    const original = event.title;
+
+    // A write that did not announce itself is not seen while the page is young...
+    await rename(id, 'Quiet rename');
+    expect((await firstPage()).data.find((view) => view.id === id)!.title).toBe(original);
+    // ...but what is left of its stock is read live on every request.
+    const [poolId] = (await repository.poolsForEvents([id.toString()])).filter((row) => row.capacity !== null).map((row) => row.id);
+    const key = availabilityKey(id.toString(), poolId!);
+    const before = Number(await redis.get(key));
+    await redis.decrby(key, 3);
+    const after = (await firstPage()).data.find((view) => view.id === id)!;
+    expect(after.title).toBe(original);
+    expect(Number(after.ticketing!.ticketsRemaining)).toBe(Number(event.ticketing!.ticketsRemaining) - 3);
+    await redis.set(key, String(before));
+
+    // ...and is once the page is older than its TTL.
+    clock += PAGE_TTL_MS;
+    expect((await firstPage()).data.find((view) => view.id === id)!.title).toBe('Quiet rename');
+
+    // A catalog write of the organisation (any of its events) is seen at once.
+    await rename(id, 'Announced rename');
+    await versions.changed(organisationId, first.data.at(-1)!.id!.toString());
+    expect((await firstPage()).data.find((view) => view.id === id)!.title).toBe('Announced rename');
+    await rename(id, original!);
+    await versions.changed(organisationId, id.toString());
+  });
+
+  it('is kept per filter and cursor, and shared by concurrent first reads', async () => {
+    const reads = jest.spyOn(repository, 'listHydratedEvents');
+    clock += PAGE_TTL_MS;
+    const pages = await Promise.all(Array.from({ length: 10 }, () => firstPage()));
+    expect(new Set(pages.map((page) => JSON.stringify(page.data.map((view) => view.id!.toString())))).size).toBe(1);
+    expect(reads).toHaveBeenCalledTimes(1);
+    await kept.listEvents(ctx, { status: 'all', time: 'all', limit: 5, after: pages[0]!.pageInfo.nextAfter });
+    await kept.listEvents(ctx, { status: 'published', time: 'all', limit: 5, after: '' });
+    expect(reads).toHaveBeenCalledTimes(3);
+    reads.mockRestore();
+  });
+});
+
+it.each([
+  ['all', 'all'],
+  ['published', 'upcoming'],
+  ['all', 'past'],
+])('status=%s time=%s: the page rendered as JSON is what the gateway writes for its messages, with live availability', async (status, time) => {
+  let after = '';
+  for (;;) {
+    const typed = await catalog.listEvents(ctx, { status, time, limit: 7, after });
+    const rendered = await catalog.listEventsJson(ctx, { status, time, limit: 7, after });
+    expect(JSON.parse(rendered.json.toString('utf8'))).toEqual(typed.data.map((view) => toApiJson(gen.inventory.EventSchema, create(gen.inventory.EventSchema, view))));
+    expect(rendered.pageInfo).toEqual(typed.pageInfo);
+    if (!typed.pageInfo.hasMore) break;
+    after = typed.pageInfo.nextAfter;
+  }
+  // Availability moves between two calls on one kept page: the JSON follows it, sold out included.
+  const page = await catalog.listEvents(ctx, { status: 'all', time: 'all', limit: 25, after: '' });
+  const capped = page.data.find((view) => view.ticketing?.ticketsRemaining !== undefined && view.ticketing.ticketsRemaining > 0n && !view.soldOut)!;
+  const pools = (await repository.poolsForEvents([capped.id!.toString()])).filter((row) => row.capacity !== null);
+  const saved = await Promise.all(pools.map((row) => redis.get(availabilityKey(capped.id!.toString(), row.id))));
+  await Promise.all(pools.map((row) => redis.set(availabilityKey(capped.id!.toString(), row.id), '0')));
+  try {
+    const sold = (JSON.parse((await catalog.listEventsJson(ctx, { status: 'all', time: 'all', limit: 25, after: '' })).json.toString('utf8')) as Array<{ id: number; sold_out: boolean; ticketing: { tickets_remaining: number | null } }>).find((event) => event.id === Number(capped.id))!;
+    expect(sold).toMatchObject({ sold_out: true, ticketing: { tickets_remaining: 0 } });
+  } finally {
+    await Promise.all(pools.map((row, index) => redis.set(availabilityKey(capped.id!.toString(), row.id), saved[index]!)));
+  }
 });

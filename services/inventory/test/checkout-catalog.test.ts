@@ -86,7 +86,7 @@ describe('a snapshot', () => {
 
     // A version change is seen at once.
     await renameBehindItsBack(eventId, 'Announced rename');
-    await catalog.changed(eventId);
+    await catalog.changed(ctx.organisationId, eventId);
     expect((await catalog.forCheckout(ctx.organisationId, slug))?.event.title).toBe('Announced rename');
 
     // Redis forgetting the version (a restart) is a change too.

@@ -22,17 +22,28 @@ export interface ListSpec<Q extends PagedQuery, Item> extends Omit<OperationSpec
   /** One page from the owning service. */
   fetch(input: OperationInput<z.output<Q>, undefined>, page: PageRequest): Promise<{ data: Item[]; pageInfo?: PageInfo | undefined }>;
   toJson(item: Item): unknown;
+  /**
+   * The page as JSON text from the owning service, when it renders its own
+   * (GET /events: kept pages rendered once, availability filled in live):
+   * used instead of `fetch` and `toJson`, and must give the same JSON.
+   */
+  fetchJson?(input: OperationInput<z.output<Q>, undefined>, page: PageRequest): Promise<{ dataJson: Uint8Array; pageInfo?: PageInfo | undefined }>;
 }
 
 export function defineListOperation<Q extends PagedQuery, Item>(spec: ListSpec<Q, Item>): Operation {
-  const { filters, fetch, toJson, ...operation } = spec;
+  const { filters, fetch, toJson, fetchJson, ...operation } = spec;
   return defineOperation<Q, undefined>({
     ...operation,
     method: 'get',
     async handler(generic) {
       const input = generic as unknown as OperationInput<z.output<Q>, undefined>;
       const pager = new Pager(input.deps.sealer, listingScope(`GET ${spec.path}`, input.ctx.organisationId, filters(input)));
-      const result = await fetch(input, pager.page(input.query as { limit: number; cursor?: string }));
+      const page = pager.page(input.query as { limit: number; cursor?: string });
+      if (fetchJson) {
+        const rendered = await fetchJson(input, page);
+        return { status: 200, jsonText: pager.envelopeJson(rendered.dataJson, rendered.pageInfo) };
+      }
+      const result = await fetch(input, page);
       return ok(pager.envelope(result.data.map(toJson), result.pageInfo));
     },
   });

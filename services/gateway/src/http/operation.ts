@@ -38,10 +38,12 @@ export interface OperationInput<Q, B> {
   deps: OperationDeps;
 }
 
-/** What a handler answers: a status and a JSON body, or no body (204). */
+/** What a handler answers: a status and a JSON body (a value, or JSON text already written), or no body (204). */
 export interface Reply {
   status: number;
   json?: unknown;
+  /** The body as JSON already written (UTF-8), sent as it is (a page rendered by its service). */
+  jsonText?: Buffer;
 }
 
 export const ok = (json: unknown): Reply => ({ status: 200, json });
@@ -121,7 +123,8 @@ function storableQuery(query: Record<string, unknown>): Record<string, unknown> 
 }
 
 function send(res: Response, reply: Reply): void {
-  if (reply.json === undefined) res.status(reply.status).end();
+  if (reply.jsonText !== undefined) res.status(reply.status).set('Content-Type', 'application/json; charset=utf-8').send(reply.jsonText);
+  else if (reply.json === undefined) res.status(reply.status).end();
   else res.status(reply.status).json(reply.json);
 }
 

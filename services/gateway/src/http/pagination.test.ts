@@ -1,5 +1,6 @@
-import { ApiError } from '@partner-api/shared';
-import { CursorSealer, listingScope, PaginationQuery } from './pagination';
+import { ApiError, gen } from '@partner-api/shared';
+import { create } from '@bufbuild/protobuf';
+import { CursorSealer, listingScope, PaginationQuery, Pager } from './pagination';
 
 describe('cursors', () => {
   const sealer = new CursorSealer('test-secret');
@@ -36,6 +37,26 @@ describe('cursors', () => {
         expect(error).toMatchObject({ code: 'parameter_invalid', param: 'cursor' });
       }
     }
+  });
+});
+
+describe('the list envelope around JSON a service rendered', () => {
+  const pager = new Pager(new CursorSealer('test-secret'), listingScope('GET /events', 1, {}));
+  const data = [{ id: 1, title: 'A "quoted" title', ticketing: { tickets_remaining: null } }, { id: 2 }];
+
+  it.each([
+    ['the last page', create(gen.common.PageInfoSchema, { hasMore: false, nextAfter: '' })],
+    ['a page with more after it', create(gen.common.PageInfoSchema, { hasMore: true, nextAfter: '["2026-12-01T00:00:00Z",42]' })],
+    ['no page info', undefined],
+  ])('is the same text as the envelope of the values: %s', (_case, pageInfo) => {
+    const text = pager.envelopeJson(Buffer.from(JSON.stringify(data)), pageInfo).toString('utf8');
+    const expected = pager.envelope(data, pageInfo);
+    // Cursors are sealed with a fresh nonce each time: compare what they unseal to.
+    const parsed = JSON.parse(text) as typeof expected;
+    expect({ ...parsed, next_cursor: null }).toEqual({ ...expected, next_cursor: null });
+    expect(Object.keys(parsed)).toEqual(Object.keys(expected));
+    if (expected.next_cursor) expect(new CursorSealer('test-secret').unseal(parsed.next_cursor!, listingScope('GET /events', 1, {}))).toBe(pageInfo!.nextAfter);
+    else expect(parsed.next_cursor).toBeNull();
   });
 });
 

@@ -72,6 +72,12 @@ export class Pager {
     return { limit: query.limit, after: query.cursor ? this.sealer.unseal(query.cursor, this.scope) : '' };
   }
 
+  /** The envelope as JSON (UTF-8) around `dataJson`, a JSON array already written: the same bytes JSON.stringify(envelope(data)) gives. */
+  envelopeJson(dataJson: Uint8Array, pageInfo: PageInfo | undefined): Buffer {
+    const { object, data: _data, ...rest } = this.envelope([], pageInfo);
+    return Buffer.concat([Buffer.from(`{"object":${JSON.stringify(object)},"data":`), dataJson, Buffer.from(`,${JSON.stringify(rest).slice(1)}`)]);
+  }
+
   envelope<T>(data: T[], pageInfo: PageInfo | undefined) {
     const hasMore = Boolean(pageInfo?.hasMore && pageInfo.nextAfter);
     return {

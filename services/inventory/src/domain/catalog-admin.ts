@@ -112,9 +112,9 @@ export class CatalogAdmin {
   ) {}
 
   /** After a catalog write to the event commits: checkouts on every process read its catalog again. */
-  private async committed<T>(eventId: bigint | string | undefined, value: T): Promise<T> {
+  private async committed<T>(ctx: RequestContext, eventId: bigint | string | undefined, value: T): Promise<T> {
     if (eventId === undefined) return value;
-    await this.checkoutCatalog.changed(String(eventId)).catch((error: unknown) =>
+    await this.checkoutCatalog.changed(ctx.organisationId, String(eventId)).catch((error: unknown) =>
       // Not the caller's failure: the write is committed, and snapshots expire by themselves (SNAPSHOT_TTL_MS).
       this.logger.error({ err: error, eventId: String(eventId) }, 'could not mark the event catalog changed'),
     );
@@ -171,7 +171,7 @@ export class CatalogAdmin {
 
   private async writeEvent(ctx: RequestContext, request: UpsertEvent): Promise<EventInit> {
     const view = await this.writeEventRow(ctx, request);
-    return this.committed(view.id, view);
+    return this.committed(ctx, view.id, view);
   }
 
   private async writeEventRow(ctx: RequestContext, request: UpsertEvent): Promise<EventInit> {
@@ -246,7 +246,7 @@ export class CatalogAdmin {
       }
       return this.viewOf(repository, ctx, event.id);
     });
-    return this.committed(view.id, view);
+    return this.committed(ctx, view.id, view);
   }
 
   private async viewOf(repository: CatalogRepository, ctx: RequestContext, eventId: string): Promise<EventInit> {
@@ -299,7 +299,7 @@ export class CatalogAdmin {
       }
       return after;
     });
-    return this.committed(row.event_id, { object: 'pool', id: BigInt(row.id), eventId: BigInt(row.event_id), name: row.name, capacity: row.capacity === null ? undefined : BigInt(row.capacity) });
+    return this.committed(ctx, row.event_id, { object: 'pool', id: BigInt(row.id), eventId: BigInt(row.event_id), name: row.name, capacity: row.capacity === null ? undefined : BigInt(row.capacity) });
   }
 
   upsertTicketType(ctx: RequestContext, request: UpsertTicketType): Promise<TicketTypeInit> {
@@ -365,7 +365,7 @@ export class CatalogAdmin {
       const views = await this.catalog.ticketTypeViews(event, new CatalogRepository(client));
       return views.find((view) => view.id === BigInt(typeId))!;
     });
-    return this.committed(view.eventId, view);
+    return this.committed(ctx, view.eventId, view);
   }
 }
 

@@ -96,6 +96,17 @@ export function ticketTypeView(
   };
 }
 
+/** The parts of an event's view that move with live availability: sold out, and tickets left (undefined when any pool is uncapped). */
+export function liveStock(event: Pick<EventRow, 'marked_sold_out'>, pools: Pick<PoolRow, 'id'>[], availability: Availability): { soldOut: boolean; remaining: number | undefined } {
+  const left = pools.map((pool) => availability.get(pool.id) ?? null);
+  const uncapped = left.some((available) => available === null);
+  const everyPoolSoldOut = pools.length > 0 && left.every((available) => available === 0);
+  return {
+    soldOut: event.marked_sold_out || everyPoolSoldOut,
+    remaining: uncapped ? undefined : left.reduce<number>((sum, available) => sum + (available ?? 0), 0),
+  };
+}
+
 export function eventView(
   event: EventRow,
   venue: VenueRow | undefined,
@@ -108,10 +119,7 @@ export function eventView(
   const purchasable = types.filter((type) => !type.hidden).map((type) => BigInt(type.price_cents));
   const min = purchasable.length ? purchasable.reduce((a, b) => (b < a ? b : a)) : undefined;
   const max = purchasable.length ? purchasable.reduce((a, b) => (b > a ? b : a)) : undefined;
-  const left = pools.map((pool) => availability.get(pool.id) ?? null);
-  const uncapped = left.some((available) => available === null);
-  const remaining = uncapped ? undefined : left.reduce<number>((sum, available) => sum + (available ?? 0), 0);
-  const everyPoolSoldOut = pools.length > 0 && left.every((available) => available === 0);
+  const { soldOut, remaining } = liveStock(event, pools, availability);
   return {
     object: 'event',
     id: BigInt(event.id),
@@ -126,7 +134,7 @@ export function eventView(
     doors: event.doors ?? undefined,
     url: eventUrl(settings, event.slug),
     imageUrl: event.image_url ?? undefined,
-    soldOut: event.marked_sold_out || everyPoolSoldOut,
+    soldOut,
     onSaleAt: formatOptionalTimestamp(event.on_sale_at),
     venue: venue ? venueView(venue) : undefined,
     ticketing: {

@@ -4,9 +4,12 @@
  * another organisation is simply missing.
  */
 import { ApiError, decodePosition, encodePosition, notFound, type RequestContext } from '@partner-api/shared';
-import type { CatalogRepository, EventRow, HydratedEvent, StatusFilter, TimeFilter } from '../storage/catalog-repository';
+import type { CatalogRepository, EventListQuery, EventRow, HydratedEvent, Page, StatusFilter, TimeFilter } from '../storage/catalog-repository';
+import type { CatalogVersions } from '../storage/catalog-versions';
 import type { StockStore } from '../storage/stock-store';
 import { eventUrl, eventView, ticketTypeView, venueView, type CatalogSettings, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
+import { fillEvent, renderEvent, type RenderedEvent } from './rendered-events';
+import { VersionedSnapshots } from './versioned-snapshots';
 
 export interface ListPage<T> {
   data: T[];
@@ -22,6 +25,17 @@ export interface EventListRequest {
   after: string;
 }
 
+/**
+ * How long a page of GET /events is served from memory (availability is
+ * always read live): partners poll the first pages of a catalog far more
+ * often than it changes. A catalog write of the organisation ends it at
+ * once (its catalog version); a venue edit, or an event crossing its start
+ * or end (the time filters), shows within this.
+ */
+export const PAGE_TTL_MS = 1_000;
+/** Pages kept per process (organisation × filters × cursor); the oldest read is dropped first. */
+const MAX_PAGES = 2_000;
+
 const STATUSES: StatusFilter[] = ['published', 'draft', 'pending_review', 'cancelled', 'ended', 'all'];
 const TIMES: TimeFilter[] = ['upcoming', 'past', 'all'];
 
@@ -34,13 +48,42 @@ export function searchTerms(q: string): string[] {
     .slice(0, 8);
 }
 
+/** The repository's page query for a GET /events request; bad filters are parameter_invalid. */
+function pageQueryOf(ctx: RequestContext, request: EventListRequest, now: Date): EventListQuery {
+  const status = (request.status || 'published') as StatusFilter;
+  const time = (request.time || 'upcoming') as TimeFilter;
+  if (!STATUSES.includes(status)) throw new ApiError('parameter_invalid', `status must be one of ${STATUSES.join(', ')}.`, 'status');
+  if (!TIMES.includes(time)) throw new ApiError('parameter_invalid', `time must be one of ${TIMES.join(', ')}.`, 'time');
+  const updatedSince = request.updatedSince ? new Date(request.updatedSince) : undefined;
+  if (updatedSince && Number.isNaN(updatedSince.getTime())) {
+    throw new ApiError('parameter_invalid', 'updated_since must be an ISO-8601 time.', 'updated_since');
+  }
+  return {
+    organisationId: ctx.organisationId,
+    status,
+    time,
+    terms: request.q === undefined ? undefined : searchTerms(request.q),
+    updatedSince,
+    limit: request.limit,
+    after: decodePosition(request.after, 2) as [string, string] | undefined,
+    now,
+  };
+}
+
 export class Catalog {
+  private readonly pages: VersionedSnapshots<Page<HydratedEvent>>;
+  /** Each kept page's events rendered as JSON, for as long as the page is kept. */
+  private readonly rendered = new WeakMap<Page<HydratedEvent>, { events: RenderedEvent[]; last?: { stock: string; json: Buffer } }>();
+
   constructor(
     private readonly repository: CatalogRepository,
     private readonly stock: StockStore,
+    private readonly versions: CatalogVersions,
     private readonly settings: CatalogSettings,
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.pages = new VersionedSnapshots({ ttlMs: PAGE_TTL_MS, max: MAX_PAGES }, () => this.clock().getTime());
+  }
 
   /**
    * The API view of several events, their venues, pools and types read in a
@@ -89,25 +132,38 @@ export class Catalog {
   }
 
   async listEvents(ctx: RequestContext, request: EventListRequest): Promise<ListPage<EventInit>> {
-    const status = (request.status || 'published') as StatusFilter;
-    const time = (request.time || 'upcoming') as TimeFilter;
-    if (!STATUSES.includes(status)) throw new ApiError('parameter_invalid', `status must be one of ${STATUSES.join(', ')}.`, 'status');
-    if (!TIMES.includes(time)) throw new ApiError('parameter_invalid', `time must be one of ${TIMES.join(', ')}.`, 'time');
-    const updatedSince = request.updatedSince ? new Date(request.updatedSince) : undefined;
-    if (updatedSince && Number.isNaN(updatedSince.getTime())) {
-      throw new ApiError('parameter_invalid', 'updated_since must be an ISO-8601 time.', 'updated_since');
-    }
-    const page = await this.repository.listHydratedEvents({
-      organisationId: ctx.organisationId,
-      status,
-      time,
-      terms: request.q === undefined ? undefined : searchTerms(request.q),
-      updatedSince,
-      limit: request.limit,
-      after: decodePosition(request.after, 2) as [string, string] | undefined,
-      now: this.clock(),
-    });
+    const page = await this.hydratedPage(pageQueryOf(ctx, request, this.clock()));
     return { data: await this.render(page.rows), pageInfo: { hasMore: page.hasMore, nextAfter: encodePosition(page.last) } };
+  }
+
+  /** The same page as the API's JSON array (see rendered-events.ts): rendered once per kept page, availability live. */
+  async listEventsJson(ctx: RequestContext, request: EventListRequest): Promise<{ json: Buffer; pageInfo: ListPage<unknown>['pageInfo'] }> {
+    const page = await this.hydratedPage(pageQueryOf(ctx, request, this.clock()));
+    let rendered = this.rendered.get(page);
+    if (!rendered) {
+      const now = this.clock();
+      rendered = { events: page.rows.map(({ event, venue, pools, ticketTypes }) => renderEvent(eventView(event, venue, pools, ticketTypes, new Map(), this.settings, now), event, pools)) };
+      this.rendered.set(page, rendered);
+    }
+    const availability = await this.stock.availability(page.rows.flatMap((hydrated) => hydrated.pools));
+    // Polls between sales see the same stock: the last text is reused while every counter reads the same.
+    const stock = [...availability.values()].join(',');
+    if (rendered.last?.stock !== stock) rendered.last = { stock, json: Buffer.from(`[${rendered.events.map((event) => fillEvent(event, availability)).join(',')}]`) };
+    return { json: rendered.last.json, pageInfo: { hasMore: page.hasMore, nextAfter: encodePosition(page.last) } };
+  }
+
+  /** A page's rows, kept for PAGE_TTL_MS under the organisation's catalog version. */
+  private async hydratedPage(query: EventListQuery): Promise<Page<HydratedEvent>> {
+    const { now: _now, ...filters } = query;
+    const page = await this.pages.get(
+      JSON.stringify(filters),
+      () => this.versions.organisation(query.organisationId),
+      async () => {
+        const version = await this.versions.organisation(query.organisationId);
+        return { value: await this.repository.listHydratedEvents(query), version };
+      },
+    );
+    return page!;
   }
 
   /** Every ticket type of the event, hidden ones included (status `hidden`), in one page. */

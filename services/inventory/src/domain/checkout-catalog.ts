@@ -4,25 +4,17 @@
  * do not read it from PostgreSQL three queries at a time. Before each use the
  * snapshot's catalog version is compared with the event's (one Redis GET,
  * CatalogVersions); every catalog write replaces that version after it
- * commits. A snapshot is also dropped SNAPSHOT_TTL_MS after it was read,
- * whatever the version says: the bound on staleness should a process die
- * between a catalog commit and the version change. Concurrent misses for
- * one event share a single read. Pools' `sold` in a snapshot is not kept
+ * commits (VersionedSnapshots, at most SNAPSHOT_TTL_MS old). Pools' `sold` in a snapshot is not kept
  * current: nothing on the hold path reads it (stock is Redis's counter).
  */
 import type { CatalogRepository, EventRow, PoolRow, TicketTypeRow } from '../storage/catalog-repository';
 import type { CatalogVersions } from '../storage/catalog-versions';
+import { VersionedSnapshots, type Versioned } from './versioned-snapshots';
 
 export interface EventCatalog {
   event: EventRow;
   pools: PoolRow[];
   types: TicketTypeRow[];
-}
-
-interface Snapshot {
-  catalog: EventCatalog;
-  version: string;
-  readAt: number;
 }
 
 /** Longest a snapshot is used without reading the catalog again. */
@@ -31,58 +23,39 @@ export const SNAPSHOT_TTL_MS = 5_000;
 const MAX_SNAPSHOTS = 1_000;
 
 export class CheckoutCatalog {
-  private readonly snapshots = new Map<string, Snapshot>();
-  private readonly reading = new Map<string, Promise<Snapshot | undefined>>();
+  private readonly snapshots: VersionedSnapshots<EventCatalog>;
 
   constructor(
     private readonly repository: CatalogRepository,
     private readonly versions: CatalogVersions,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.snapshots = new VersionedSnapshots({ ttlMs: SNAPSHOT_TTL_MS, max: MAX_SNAPSHOTS }, now);
+  }
 
   /** The organisation's event by id or slug, with its pools and types; undefined when it has no such event. */
-  async forCheckout(organisationId: number, idOrSlug: string): Promise<EventCatalog | undefined> {
-    const key = `${organisationId}/${idOrSlug}`;
-    const kept = this.snapshots.get(key);
-    if (kept && this.now() - kept.readAt < SNAPSHOT_TTL_MS && (await this.versions.current(kept.catalog.event.id)) === kept.version) {
-      return kept.catalog;
-    }
-    let pending = this.reading.get(key);
-    if (!pending) {
-      pending = this.read(organisationId, idOrSlug).finally(() => this.reading.delete(key));
-      this.reading.set(key, pending);
-    }
-    const snapshot = await pending;
-    if (!snapshot) {
-      this.snapshots.delete(key);
-      return undefined;
-    }
-    this.keep(key, snapshot);
-    return snapshot.catalog;
+  forCheckout(organisationId: number, idOrSlug: string): Promise<EventCatalog | undefined> {
+    return this.snapshots.get(
+      `${organisationId}/${idOrSlug}`,
+      (catalog) => this.versions.current(catalog.event.id),
+      () => this.read(organisationId, idOrSlug),
+    );
   }
 
-  /** After a catalog write to the event commits (any process): snapshots of it are read again. */
-  changed(eventId: string): Promise<void> {
-    return this.versions.changed(eventId);
+  /** After a catalog write to one of the organisation's events commits (any process): snapshots of it, and pages listing it, are read again. */
+  changed(organisationId: number, eventId: string): Promise<void> {
+    return this.versions.changed(organisationId, eventId);
   }
 
-  private async read(organisationId: number, idOrSlug: string): Promise<Snapshot | undefined> {
-    const readAt = this.now();
+  private async read(organisationId: number, idOrSlug: string): Promise<Versioned<EventCatalog> | undefined> {
     const found = await this.repository.findEvent(organisationId, idOrSlug);
     if (!found) return undefined;
-    // The version first, then the rows: a write that lands in between leaves an older version with newer rows (read again next time), never the reverse.
     const version = await this.versions.current(found.id);
     const [event, pools, types] = await Promise.all([
       this.repository.findEvent(organisationId, found.id),
       this.repository.poolsForEvents([found.id]),
       this.repository.ticketTypesForEvents([found.id]),
     ]);
-    return event ? { catalog: { event, pools, types }, version, readAt } : undefined;
-  }
-
-  private keep(key: string, snapshot: Snapshot): void {
-    this.snapshots.delete(key); // re-inserted last: the map's order is the order of reads
-    this.snapshots.set(key, snapshot);
-    if (this.snapshots.size > MAX_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value!);
+    return event ? { value: { event, pools, types }, version } : undefined;
   }
 }

@@ -10,15 +10,19 @@ type InventoryMethods = (typeof gen.inventory.InventoryService)['method'];
 export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: HoldDesk, metrics: InventoryMetrics): Partial<ServiceHandlers<InventoryMethods>> {
   return {
     getEvent: (request, ctx) => catalog.getEvent(ctx, request.idOrSlug),
-    listEvents: async (request, ctx) =>
-      catalog.listEvents(ctx, {
+    listEvents: async (request, ctx) => {
+      const page = {
         status: request.status,
         time: request.time,
         q: request.q,
         updatedSince: request.updatedSince,
         limit: request.page?.limit || 25,
         after: request.page?.after ?? '',
-      }),
+      };
+      if (!request.renderJson) return catalog.listEvents(ctx, page);
+      const { json, pageInfo } = await catalog.listEventsJson(ctx, page);
+      return { dataJson: json, pageInfo };
+    },
     listTicketTypes: async (request, ctx) => ({ data: await catalog.listTicketTypes(ctx, request.eventIdOrSlug) }),
     listVenues: (request, ctx) => catalog.listVenues(ctx, request.page?.limit || 25, request.page?.after ?? ''),
     getVenue: (request, ctx) => catalog.getVenue(ctx, request.id),

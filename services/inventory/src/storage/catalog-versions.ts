@@ -7,26 +7,39 @@
  * new token, and every snapshot taken before the loss no longer matches
  * (a counter would start again at values old snapshots already carry).
  * Under the event's hash tag, so it lives on the event's shard.
+ *
+ * Each organisation has one too, replaced with any of its events': pages
+ * of GET /events are kept under it (a new event changes a page as much as
+ * an edit does).
  */
 import { randomBase62, type RedisClient } from '@partner-api/shared';
 
 export const catalogVersionKey = (eventId: string) => `{ev:${eventId}}:catalog-version`;
+export const organisationCatalogVersionKey = (organisationId: number) => `catalog-version:org:${organisationId}`;
 
 export class CatalogVersions {
   constructor(private readonly redis: RedisClient) {}
 
   /** The event's current version; set to a new token when Redis has none. */
-  async current(eventId: string): Promise<string> {
-    const key = catalogVersionKey(eventId);
+  current(eventId: string): Promise<string> {
+    return this.currentOf(catalogVersionKey(eventId));
+  }
+
+  /** The version of the organisation's whole catalog. */
+  organisation(organisationId: number): Promise<string> {
+    return this.currentOf(organisationCatalogVersionKey(organisationId));
+  }
+
+  /** After a catalog write to one of the organisation's events commits: every snapshot of the event, and every page of the organisation, is out of date. */
+  async changed(organisationId: number, eventId: string): Promise<void> {
+    await Promise.all([this.redis.set(catalogVersionKey(eventId), randomBase62(16)), this.redis.set(organisationCatalogVersionKey(organisationId), randomBase62(16))]);
+  }
+
+  private async currentOf(key: string): Promise<string> {
     const seen = await this.redis.get(key);
     if (seen !== null) return seen;
     const token = randomBase62(16);
     // Set only if still missing: two first readers agree on one token.
     return (await this.redis.set(key, token, 'NX')) === 'OK' ? token : ((await this.redis.get(key)) ?? token);
-  }
-
-  /** After a catalog write commits: every snapshot of the event is out of date. */
-  async changed(eventId: string): Promise<void> {
-    await this.redis.set(catalogVersionKey(eventId), randomBase62(16));
   }
 }

@@ -8,7 +8,7 @@
  * it is released and a hold whose take was in flight is not taken twice.
  * Concurrent rebuilders agree: only the first restore of a counter writes.
  */
-import { defineScript, type RedisClient } from '@partner-api/shared';
+import { defineScript, isCluster, type RedisClient } from '@partner-api/shared';
 import type { PoolRow } from './catalog-repository';
 import type { HoldBook, RestoredHold, StockGate } from './hold-book';
 
@@ -62,8 +62,7 @@ export class StockStore {
     for (const pool of pools) if (pool.capacity === null) result.set(pool.id, null);
     if (capped.length === 0) return result;
 
-    const keys = capped.map((pool) => availabilityKey(pool.event_id, pool.id));
-    const values = await Promise.all(keys.map((key) => this.redis.get(key)));
+    const values = await this.counters(capped);
     const missing = capped.filter((_, index) => values[index] === null);
     if (missing.length > 0) {
       await this.rebuild(missing);
@@ -75,6 +74,21 @@ export class StockStore {
       if (values[index] !== null) result.set(pool.id, Math.max(0, Number(values[index])));
     });
     return result;
+  }
+
+  /** The counters of `pools` as stored (null when missing): one MGET on one Redis; on a cluster one per event, whose keys share a slot. */
+  private async counters(pools: PoolRow[]): Promise<Array<string | null>> {
+    if (!isCluster(this.redis)) return this.redis.mget(pools.map((pool) => availabilityKey(pool.event_id, pool.id)));
+    const byEvent = new Map<string, PoolRow[]>();
+    for (const pool of pools) byEvent.set(pool.event_id, [...(byEvent.get(pool.event_id) ?? []), pool]);
+    const found = new Map<PoolRow, string | null>();
+    await Promise.all(
+      [...byEvent].map(async ([eventId, ofEvent]) => {
+        const values = await this.redis.mget(ofEvent.map((pool) => availabilityKey(eventId, pool.id)));
+        ofEvent.forEach((pool, index) => found.set(pool, values[index] ?? null));
+      }),
+    );
+    return pools.map((pool) => found.get(pool) ?? null);
   }
 
   /** A pool's capacity changed by `delta`: move what is left by the same amount. */

@@ -15,8 +15,11 @@ export function grpcServiceDefinition(service: DescService): ServiceDefinition {
     if (method.methodKind !== 'unary') {
       throw new Error(`${service.typeName}.${method.name}: only unary methods are supported`);
     }
-    const serialize = (schema: DescMessage) => (message: MessageShape<DescMessage>) =>
-      Buffer.from(toBinary(schema, message));
+    // A view of the encoded bytes, not a copy of them.
+    const serialize = (schema: DescMessage) => (message: MessageShape<DescMessage>) => {
+      const bytes = toBinary(schema, message);
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    };
     const deserialize = (schema: DescMessage) => (bytes: Buffer) => fromBinary(schema, bytes);
     definition[method.localName] = {
       path: `/${service.typeName}/${method.name}`,

@@ -51,6 +51,8 @@ export const catalogOperations = [
     fetch: async ({ query, ctx, deps }, page) =>
       deps.clients.inventory.listEvents({ status: query.status, time: query.time, q: query.q, updatedSince: query.updated_since, page }, ctx),
     toJson: (event) => toApiJson(gen.inventory.EventSchema, event),
+    fetchJson: ({ query, ctx, deps }, page) =>
+      deps.clients.inventory.listEvents({ status: query.status, time: query.time, q: query.q, updatedSince: query.updated_since, page, renderJson: true }, ctx),
   }),
   defineOperation({
     method: 'get',
