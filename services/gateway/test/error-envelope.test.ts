@@ -41,6 +41,27 @@ describe('errors from a service reach the partner in the spec envelope', () => {
     expect(body.error.request_id).toBe(response.headers.get('request-id'));
   });
 
+  it("answers a checkout 500 hold_failed, and any other call 500 internal_error, while the gateway's Redis is away", async () => {
+    const { loadGatewayConfig, startGateway } = await import('@partner-api/gateway');
+    const { createLogger } = await import('@partner-api/shared');
+    // A Redis nothing listens on (one Redis, whatever the suite runs against).
+    const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: '0', OPS_PORT: '0', REDIS_URL: 'redis://127.0.0.1:1', INVENTORY_GRPC_ADDR: '127.0.0.1:1', ORDERS_GRPC_ADDR: '127.0.0.1:1' };
+    delete env.REDIS_CLUSTER_NODES;
+    const stranded = await startGateway(loadGatewayConfig(env), createLogger('stranded', 'silent'));
+    try {
+      const call = (path: string, init: RequestInit = {}) =>
+        fetch(`http://127.0.0.1:${stranded.port}${path}`, { ...init, headers: { Authorization: `Bearer ${harness.liveKey}`, 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
+      const checkout = await call('/checkout_sessions', { method: 'POST', headers: { 'Idempotency-Key': `redis-away-${Date.now()}` }, body: JSON.stringify({ event_id: 'any', items: [{ ticket_type_id: 1, quantity: 1 }] }) });
+      expect(checkout.status).toBe(500);
+      expect(((await checkout.json()) as { error: Record<string, unknown> }).error).toMatchObject({ type: 'api_error', code: 'hold_failed', param: null });
+      const read = await call('/events/1');
+      expect(read.status).toBe(500);
+      expect(((await read.json()) as { error: Record<string, unknown> }).error).toMatchObject({ type: 'api_error', code: 'internal_error' });
+    } finally {
+      await stranded.runtime.stop();
+    }
+  }, 30_000);
+
   it('answers 500 internal_error, without internals, when the service is unreachable', async () => {
     const { loadGatewayConfig, startGateway } = await import('@partner-api/gateway');
     const { createLogger } = await import('@partner-api/shared');

@@ -63,6 +63,6 @@ export function createApp(deps: AppDependencies): Express {
   mountOperations(app, API_OPERATIONS, { clients: deps.clients, sealer: new CursorSealer(deps.cursorSecret) });
 
   app.use(routeNotFound);
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, API_OPERATIONS));
   return app;
 }

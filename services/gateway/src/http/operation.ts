@@ -66,6 +66,12 @@ export interface OperationSpec<Q extends z.ZodObject | undefined, B extends z.Zo
   bodyOptions?: ValidateOptions;
   /** How the `Idempotency-Key` header is described on a write (the default suits most). */
   idempotencyNote?: string;
+  /**
+   * What any unexpected failure of this operation answers instead of
+   * `internal_error`, wherever in the pipeline it happens (the gateway's
+   * own Redis included): the spec's `hold_failed` for checkouts.
+   */
+  failure?: ApiError;
   responses: RouteConfig['responses'];
   handler: (input: OperationInput<Infer<Q>, Infer<B>>) => Promise<Reply> | Reply;
 }
@@ -79,6 +85,8 @@ export interface Operation {
   readonly id: PathId | undefined;
   /** The OpenAPI operation, without the common parts the registry adds. */
   readonly route: RouteConfig;
+  /** Its answer to an unexpected failure, when not `internal_error` (see OperationSpec.failure). */
+  readonly failure: ApiError | undefined;
   handler(deps: OperationDeps): RequestHandler;
 }
 
@@ -138,6 +146,7 @@ export function defineOperation<Q extends z.ZodObject | undefined = undefined, B
     expressPath: spec.path.replace(/\{(\w+)\}/g, ':$1'),
     id: spec.id,
     route: openApiRoute(general),
+    failure: spec.failure,
     handler(deps) {
       return async (req, res) => {
         const key = res.locals.key as StoredKey;

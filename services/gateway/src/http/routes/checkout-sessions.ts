@@ -1,6 +1,6 @@
 /** Checkout sessions, served by the orders service (which holds tickets through inventory). */
 import { createHash, randomUUID } from 'node:crypto';
-import { ApiError, gen, ServiceUnanswered, toApiJson } from '@partner-api/shared';
+import { ApiError, gen, toApiJson } from '@partner-api/shared';
 import { canonicalJson } from '../middleware/idempotency';
 import { errorResponse, jsonResponse } from '../../openapi/registry';
 import { CheckoutSessionSchema } from '../../openapi/schemas';
@@ -71,6 +71,8 @@ export const checkoutSessionOperations = [
     method: 'post',
     path: '/checkout_sessions',
     operationId: 'createCheckoutSession',
+    // Any failure that is not a refusal, the gateway's own Redis included: nothing was sold, and a retry with the same key is safe.
+    failure: new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.'),
     tag: 'Checkout sessions',
     summary: 'Create a checkout session',
     description: 'Live keys hold the tickets for about 15 minutes; test keys validate and price in full but hold nothing.',
@@ -103,11 +105,8 @@ export const checkoutSessionOperations = [
         couponCode: body.coupon_code,
         metadata: body.metadata ?? {},
       };
-      const session = await deps.clients.orders.createCheckoutSession(request, ctx).catch((error: unknown) => {
-        // Orders down or its answer lost: the session id is fixed, so a retry with the same key finds or finishes it.
-        if (error instanceof ServiceUnanswered) throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
-        throw error;
-      });
+      // Orders down or its answer lost: the session id is fixed, so a retry with the same key finds or finishes it (see `failure`).
+      const session = await deps.clients.orders.createCheckoutSession(request, ctx);
       return created(toApiJson(gen.orders.CheckoutSessionSchema, session));
     },
   }),
