@@ -24,7 +24,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     tickets: config.TICKETS_GRPC_ADDR,
     webhooks: config.WEBHOOKS_GRPC_ADDR,
   };
-  const clients = createServiceClients(addresses);
+  const clients = createServiceClients(addresses, { batching: config.GRPC_CALL_BATCHING });
   runtime.lifecycle.onShutdown('grpc clients', () => closeServiceClients(clients));
   // Ready only while every backend has a serving instance: a gateway that could only answer 500s is taken
   // out of its Service. Checked in the background on a timer; /readyz reads the last answers.

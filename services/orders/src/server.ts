@@ -35,7 +35,8 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger):
   const runtime = new ServiceRuntime('orders', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   await runtime.outboxRelay(pool, config);
-  const inventory = createServiceClient(gen.inventory.InventoryService, config.INVENTORY_GRPC_ADDR);
+  // The holds of concurrent checkouts reach inventory in one round trip per turn (D216).
+  const inventory = createServiceClient(gen.inventory.InventoryService, config.INVENTORY_GRPC_ADDR, { batched: config.GRPC_CALL_BATCHING ? ['holdStock'] : [] });
   const tickets = createServiceClient(gen.tickets.TicketsService, config.TICKETS_GRPC_ADDR);
   runtime.lifecycle.onShutdown('service clients', () => {
     inventory.close();

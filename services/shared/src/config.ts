@@ -17,6 +17,8 @@ export const commonEnv = z.object({
   OPS_PORT: z.coerce.number().int().min(0).max(65535),
   /** How long a stopping process waits for in-flight work before it exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /** Whether the calls a process makes for many requests at once travel in batches (D216); off sends each alone. */
+  GRPC_CALL_BATCHING: booleanFromEnv.default(true),
 });
 
 export const databaseEnv = z.object({

@@ -10,10 +10,11 @@ export interface ServiceClients {
 
 export type BackendAddresses = Record<keyof ServiceClients, string>;
 
-export function createServiceClients(addresses: BackendAddresses): ServiceClients {
+export function createServiceClients(addresses: BackendAddresses, options: { batching: boolean } = { batching: true }): ServiceClients {
   return {
     inventory: createServiceClient(gen.inventory.InventoryService, addresses.inventory),
-    orders: createServiceClient(gen.orders.OrdersService, addresses.orders),
+    // Concurrent checkouts reach orders in one round trip per turn (D216).
+    orders: createServiceClient(gen.orders.OrdersService, addresses.orders, { batched: options.batching ? ['createCheckoutSession'] : [] }),
     tickets: createServiceClient(gen.tickets.TicketsService, addresses.tickets),
     webhooks: createServiceClient(gen.webhooks.WebhooksService, addresses.webhooks),
   };

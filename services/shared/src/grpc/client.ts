@@ -4,13 +4,13 @@
  * raised (or internal_error when the service could not be reached).
  */
 import * as grpc from '@grpc/grpc-js';
-import { create, fromBinary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import { create, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
-import { ApiErrorSchema } from '../gen/partnerapi/common/v1/common_pb';
-import { ApiError, isApiErrorCode } from '../errors';
+import { CallBatchService, type CallBatchResponse } from '../gen/partnerapi/common/v1/common_pb';
+import { CallCoalescer } from './batch-client';
+import { apiErrorFromGrpc } from './call-errors';
 import { contextToMetadata, type RequestContext } from './context';
 import { grpcServiceDefinition } from './definition';
-import { API_ERROR_METADATA_KEY } from './server';
 
 export type ServiceClient<M extends GenServiceMethods> = {
   [K in keyof M]: (
@@ -21,18 +21,6 @@ export type ServiceClient<M extends GenServiceMethods> = {
 } & { close(): void };
 
 const DEFAULT_DEADLINE_MS = 10_000;
-
-/**
- * A call that came back without the service's answer: the service was down,
- * the connection dropped or the deadline passed. It may or may not have
- * happened, so callers whose retries are safe answer with their own code
- * (a checkout answers `hold_failed`); anyone else sees `internal_error`.
- */
-export class ServiceUnanswered extends ApiError {
-  constructor(readonly grpcCode: grpc.status) {
-    super('internal_error', 'An internal error occurred.');
-  }
-}
 
 /**
  * Every channel balances calls over all the addresses its target resolves
@@ -47,22 +35,21 @@ export const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
 };
 
-/** Rebuilds the service's ApiError from a failed call. */
-export function apiErrorFromGrpc(error: grpc.ServiceError): ApiError {
-  const raw = error.metadata?.get(API_ERROR_METADATA_KEY)[0];
-  if (raw instanceof Buffer) {
-    const detail = fromBinary(ApiErrorSchema, raw);
-    if (isApiErrorCode(detail.code)) {
-      const override = error.metadata.get('partner-api-http-status')[0];
-      return new ApiError(
-        detail.code,
-        detail.message,
-        detail.param ?? null,
-        typeof override === 'string' ? Number(override) : undefined,
-      );
-    }
-  }
-  return new ServiceUnanswered(error.code);
+type Invoke = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response?: unknown) => void) => void;
+
+function invoker(client: grpc.Client, localName: string): Invoke {
+  const method = (client as unknown as Record<string, Invoke>)[localName]!;
+  return method.bind(client);
+}
+
+export interface ServiceClientOptions<M extends GenServiceMethods> {
+  interceptors?: grpc.Interceptor[];
+  /**
+   * Methods whose calls made in one turn of the event loop travel as one
+   * CallBatch (batch-client.ts): the calls a process makes for many
+   * concurrent requests at once, such as holds during an on-sale.
+   */
+  batched?: ReadonlyArray<keyof M & string>;
 }
 
 /**
@@ -72,35 +59,38 @@ export function apiErrorFromGrpc(error: grpc.ServiceError): ApiError {
 export function createServiceClient<M extends GenServiceMethods>(
   service: GenService<M>,
   address: string,
-  options: { interceptors?: grpc.Interceptor[] } = {},
+  options: ServiceClientOptions<M> = {},
 ): ServiceClient<M> {
   const Constructor = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
     ...GRPC_CHANNEL_OPTIONS,
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
   });
+  const sendAlone = (method: DescMethodUnary, request: unknown, ctx: RequestContext, deadline: Date) =>
+    new Promise((resolve, reject) => {
+      invoker(client, method.localName)(create(method.input, request as never), contextToMetadata(ctx), { deadline }, (error, response) =>
+        error ? reject(apiErrorFromGrpc(error)) : resolve(response),
+      );
+    });
+  const batched = new Set<string>(options.batched ?? []);
+  const coalescer = batched.size > 0 ? batchCoalescer(client, sendAlone) : undefined;
+
   const methods: Record<string, unknown> = {};
-  for (const method of service.methods) {
-    const invoke = (client as unknown as Record<string, grpc.requestCallback<unknown> & ((...args: unknown[]) => void)>)[
-      method.localName
-    ];
-    methods[method.localName] = (
-      request: MessageInitShape<typeof method.input>,
-      ctx: RequestContext,
-      options?: { deadlineMs?: number },
-    ) =>
-      new Promise((resolve, reject) => {
-        const deadline = new Date(Date.now() + (options?.deadlineMs ?? DEFAULT_DEADLINE_MS));
-        invoke!.call(
-          client,
-          create(method.input, request as never),
-          contextToMetadata(ctx),
-          { deadline },
-          (error: grpc.ServiceError | null, response: unknown) =>
-            error ? reject(apiErrorFromGrpc(error)) : resolve(response),
-        );
-      });
+  for (const method of service.methods as DescMethodUnary[]) {
+    const send = coalescer && batched.has(method.localName) ? coalescer.call.bind(coalescer) : sendAlone;
+    methods[method.localName] = (request: unknown, ctx: RequestContext, callOptions?: { deadlineMs?: number }) =>
+      send(method, request, ctx, new Date(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS)));
   }
   methods.close = () => client.close();
   return methods as ServiceClient<M>;
+}
+
+/** Batches travel on the client's own channel, so they are balanced over the same servers. */
+function batchCoalescer(client: grpc.Client, sendAlone: ConstructorParameters<typeof CallCoalescer>[0]): CallCoalescer {
+  const Constructor = grpc.makeGenericClientConstructor(grpcServiceDefinition(CallBatchService), CallBatchService.typeName);
+  const batchClient = new Constructor('unused', grpc.credentials.createInsecure(), { channelOverride: client.getChannel() });
+  const callBatch = invoker(batchClient, 'callBatch');
+  return new CallCoalescer(sendAlone, (request, metadata, deadline, callback) =>
+    callBatch(request, metadata, { deadline }, (error, response) => callback(error, response as CallBatchResponse | undefined)),
+  );
 }

@@ -3,6 +3,8 @@
  * context travels beside it through the OpenTelemetry grpc instrumentation.
  */
 import { Metadata } from '@grpc/grpc-js';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { CallContext, CallContextSchema } from '../gen/partnerapi/common/v1/common_pb';
 import { ApiError } from '../errors';
 
 export type KeyMode = 'live' | 'test';
@@ -34,16 +36,30 @@ function single(metadata: Metadata, key: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** Reads the context; a call without a complete one is a bug in the caller. */
-export function contextFromMetadata(metadata: Metadata): RequestContext {
-  const organisationId = Number(single(metadata, KEYS.organisationId));
-  const mode = single(metadata, KEYS.mode);
-  const keyId = Number(single(metadata, KEYS.keyId));
-  const requestId = single(metadata, KEYS.requestId);
+/** A call without a complete context is a bug in the caller. */
+function checkedContext(organisationId: number, mode: string, keyId: number, requestId: string): RequestContext {
   if (!Number.isSafeInteger(organisationId) || organisationId <= 0 || (mode !== 'live' && mode !== 'test')) {
     throw new ApiError('internal_error', 'Internal call without a request context.');
   }
   return { organisationId, mode, keyId, requestId };
+}
+
+export function contextFromMetadata(metadata: Metadata): RequestContext {
+  return checkedContext(
+    Number(single(metadata, KEYS.organisationId)),
+    single(metadata, KEYS.mode),
+    Number(single(metadata, KEYS.keyId)),
+    single(metadata, KEYS.requestId),
+  );
+}
+
+/** The context of a call that travels inside a batch (see batch-client.ts). */
+export function contextToMessage(ctx: RequestContext): MessageInitShape<typeof CallContextSchema> {
+  return { organisationId: BigInt(ctx.organisationId), mode: ctx.mode, keyId: BigInt(ctx.keyId), requestId: ctx.requestId };
+}
+
+export function contextFromMessage(message: CallContext | undefined): RequestContext {
+  return checkedContext(Number(message?.organisationId ?? 0), message?.mode ?? '', Number(message?.keyId ?? 0), message?.requestId ?? '');
 }
 
 /** Test-mode writes are validated in full but change nothing. */

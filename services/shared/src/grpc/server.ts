@@ -7,13 +7,15 @@ import * as grpc from '@grpc/grpc-js';
 import { create, toBinary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import type { Logger } from 'pino';
-import { ApiErrorSchema } from '../gen/partnerapi/common/v1/common_pb';
-import { ApiError, grpcStatusForHttp } from '../errors';
+import { ApiErrorSchema, CallBatchService } from '../gen/partnerapi/common/v1/common_pb';
+import { grpcStatusForHttp } from '../errors';
+import { apiErrorMessage, asApiError, BatchDispatcher, type BatchableMethod } from './batch-server';
+import { API_ERROR_METADATA_KEY, HTTP_STATUS_METADATA_KEY } from './call-errors';
 import { contextFromMetadata, type RequestContext } from './context';
 import { grpcServiceDefinition } from './definition';
 import type { GrpcServerMetrics } from './server-metrics';
 
-export const API_ERROR_METADATA_KEY = 'partner-api-error-bin';
+export { API_ERROR_METADATA_KEY } from './call-errors';
 
 export type ServiceHandlers<M extends GenServiceMethods> = {
   [K in keyof M]: (
@@ -30,22 +32,32 @@ export interface GrpcServerHandle {
 }
 
 function toServiceError(error: unknown, logger: Logger, method: string): grpc.ServiceError {
-  const apiError =
-    error instanceof ApiError ? error : new ApiError('internal_error', 'An internal error occurred.');
-  if (!(error instanceof ApiError)) logger.error({ err: error, method }, 'unhandled error in gRPC handler');
+  const apiError = asApiError(error, logger, method);
   const metadata = new grpc.Metadata();
-  const detail = create(ApiErrorSchema, {
-    code: apiError.code,
-    message: apiError.message,
-    param: apiError.param ?? undefined,
-  });
-  metadata.set(API_ERROR_METADATA_KEY, Buffer.from(toBinary(ApiErrorSchema, detail)));
-  if (apiError.httpStatusOverride !== undefined) metadata.set('partner-api-http-status', String(apiError.httpStatus));
+  metadata.set(API_ERROR_METADATA_KEY, Buffer.from(toBinary(ApiErrorSchema, apiErrorMessage(apiError))));
+  if (apiError.httpStatusOverride !== undefined) metadata.set(HTTP_STATUS_METADATA_KEY, String(apiError.httpStatus));
   return Object.assign(new Error(apiError.message), {
     code: grpcStatusForHttp(apiError.httpStatus),
     details: apiError.message,
     metadata,
   });
+}
+
+const batchDispatchers = new WeakMap<grpc.Server, BatchDispatcher>();
+
+/**
+ * The server's CallBatchService, added with its first service: every method
+ * of every service it serves can also be called in a batch.
+ */
+function batchDispatcher(server: grpc.Server, logger: Logger, metrics: GrpcServerMetrics | undefined): BatchDispatcher {
+  let dispatcher = batchDispatchers.get(server);
+  if (!dispatcher) {
+    const created = new BatchDispatcher(logger, metrics);
+    batchDispatchers.set(server, created);
+    addService(server, CallBatchService, { callBatch: (request) => created.dispatch(request) }, logger, metrics);
+    dispatcher = created;
+  }
+  return dispatcher;
 }
 
 export function addService<M extends GenServiceMethods>(
@@ -56,10 +68,18 @@ export function addService<M extends GenServiceMethods>(
   metrics?: GrpcServerMetrics,
 ): void {
   const implementation: grpc.UntypedServiceImplementation = {};
+  const batches = (service as GenService<GenServiceMethods>) === CallBatchService ? undefined : batchDispatcher(server, logger, metrics);
   for (const method of service.methods) {
     const handler = handlers[method.localName as keyof M];
     // Methods a service does not implement yet answer UNIMPLEMENTED (grpc-js default).
     if (!handler) continue;
+    batches?.add(`/${service.typeName}/${method.name}`, {
+      service: service.typeName,
+      name: method.name,
+      input: method.input,
+      output: method.output,
+      handler: handler as unknown as BatchableMethod['handler'],
+    });
     implementation[method.localName] = (
       call: grpc.ServerUnaryCall<MessageShape<typeof method.input>, unknown>,
       callback: grpc.sendUnaryData<unknown>,
