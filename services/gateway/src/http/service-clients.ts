@@ -12,7 +12,10 @@ export type BackendAddresses = Record<keyof ServiceClients, string>;
 
 export function createServiceClients(addresses: BackendAddresses, options: { batching: boolean } = { batching: true }): ServiceClients {
   return {
-    inventory: createServiceClient(gen.inventory.InventoryService, addresses.inventory),
+    // Partners polling the catalog: concurrent reads reach inventory in one round trip per turn (D216).
+    inventory: createServiceClient(gen.inventory.InventoryService, addresses.inventory, {
+      batched: options.batching ? ['listEvents', 'getEvent', 'listTicketTypes', 'listVenues', 'getVenue'] : [],
+    }),
     // Concurrent checkouts reach orders in one round trip per turn (D216).
     orders: createServiceClient(gen.orders.OrdersService, addresses.orders, { batched: options.batching ? ['createCheckoutSession'] : [] }),
     tickets: createServiceClient(gen.tickets.TicketsService, addresses.tickets),
