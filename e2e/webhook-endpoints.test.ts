@@ -6,12 +6,12 @@
  * change travelling inventory → outbox → Kafka → webhooks → a signed POST.
  */
 import { execFile } from 'node:child_process';
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { api, type ErrorBody } from './support/api';
 import { inventoryClient, issueKey, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
 import { Receiver } from '../services/webhooks/test/support';
+import { partnerAccepts } from './support/webhooks';
 
 interface Endpoint {
   object: string;
@@ -47,15 +47,6 @@ afterAll(async () => {
 });
 
 const errorOf = (body: unknown) => (body as ErrorBody).error;
-
-/** What a partner's receiver does with Service-Signature: HMAC-SHA256 of `<t>.<body>` under the whole secret, any v1 matching. */
-function partnerAccepts(header: string, body: string, secret: string): boolean {
-  const parts = header.split(',').map((part) => part.split('='));
-  const t = parts.find(([name]) => name === 't')?.[1];
-  if (!t || Math.abs(Date.now() / 1000 - Number(t)) > 300) return false;
-  const expected = createHmac('sha256', secret).update(`${t}.${body}`).digest();
-  return parts.some(([name, value]) => name === 'v1' && value?.length === 64 && timingSafeEqual(Buffer.from(value, 'hex'), expected));
-}
 
 const create = (body: Record<string, unknown>, key = organisation.key) => api<Endpoint>('/webhook_endpoints', { method: 'POST', key, body });
 

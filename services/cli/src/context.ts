@@ -1,4 +1,5 @@
 /** What every command needs: configuration, a logger and per-schema pools, closed at the end. */
+import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import {
   createLogger,
@@ -22,11 +23,13 @@ export const cliEnv = databaseEnv.extend(redisEnv.shape).extend({
   LOG_LEVEL: z.string().default('warn'),
   INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
   ORDERS_GRPC_ADDR: z.string().default(localGrpcAddress('orders')),
+  TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),
   WEBHOOKS_GRPC_ADDR: z.string().default(localGrpcAddress('webhooks')),
 });
 
 type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
 type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
+type TicketsClient = ServiceClient<(typeof gen.tickets.TicketsService)['method']>;
 type WebhooksClient = ServiceClient<(typeof gen.webhooks.WebhooksService)['method']>;
 
 export class CliContext {
@@ -37,10 +40,16 @@ export class CliContext {
   private redisClient: RedisClient | undefined;
   private ordersClient: OrdersClient | undefined;
   private webhooksClient: WebhooksClient | undefined;
+  private ticketsClient: TicketsClient | undefined;
 
   get orders(): OrdersClient {
     this.ordersClient ??= createServiceClient(gen.orders.OrdersService, this.config.ORDERS_GRPC_ADDR);
     return this.ordersClient;
+  }
+
+  get tickets(): TicketsClient {
+    this.ticketsClient ??= createServiceClient(gen.tickets.TicketsService, this.config.TICKETS_GRPC_ADDR);
+    return this.ticketsClient;
   }
 
   get webhooks(): WebhooksClient {
@@ -76,6 +85,7 @@ export class CliContext {
     this.inventoryClient?.close();
     this.ordersClient?.close();
     this.webhooksClient?.close();
+    this.ticketsClient?.close();
     await this.redisClient?.quit();
     await Promise.all([...this.pools.values()].map((pool) => pool.end()));
   }
@@ -95,3 +105,10 @@ export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) =
     }
   };
 }
+
+/** Commander's parser for ids and counts given on the command line. */
+export const positiveInt = (value: string): number => {
+  const parsed = Number(value);
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(parsed)) throw new InvalidArgumentError('expected a positive whole number');
+  return parsed;
+};

@@ -6,6 +6,7 @@ import { registerCoupons } from './commands/coupons';
 import { registerDemo } from './commands/demo';
 import { registerMigrate } from './commands/migrate';
 import { registerOrganisations } from './commands/organisations';
+import { registerTickets } from './commands/tickets';
 import { registerWebhooks } from './commands/webhooks';
 
 const program = new Command('partnerctl').description('Operator tool for the Partner API');
@@ -14,5 +15,6 @@ registerOrganisations(program);
 registerDemo(program);
 registerCatalog(program);
 registerCoupons(program);
+registerTickets(program);
 registerWebhooks(program);
 void program.parseAsync(process.argv);

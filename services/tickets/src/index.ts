@@ -1,2 +1,3 @@
 export { startTickets, SCHEMA } from './server';
 export { loadTicketsConfig, type TicketsConfig } from './config';
+export { splitName } from './domain/comp-rules';

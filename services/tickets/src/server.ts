@@ -10,6 +10,7 @@ import { EventDirectory } from './domain/event-directory';
 import type { GuestMailer } from './domain/guest-mailer';
 import { GuestEmails } from './domain/guest-emails';
 import { Tickets } from './domain/tickets';
+import { Transfers } from './domain/transfers';
 import { ticketsHandlers } from './grpc/handlers';
 import { CompRepository } from './storage/comp-repository';
 import { TicketRepository } from './storage/ticket-repository';
@@ -30,7 +31,13 @@ export async function startTickets(config: TicketsConfig, logger?: Logger): Prom
   const comps = new CompRepository(pool);
   const events = new EventDirectory(inventory, config.EVENT_CACHE_MS);
   const compTickets = new CompTickets(pool, repository, comps, inventory, runtime.logger);
-  const handlers = ticketsHandlers(new Tickets(pool, repository), new Attendees(repository, events), new CheckIns(pool, repository, events), compTickets);
+  const handlers = ticketsHandlers(
+    new Tickets(pool, repository),
+    new Attendees(repository, events),
+    new CheckIns(pool, repository, events),
+    compTickets,
+    new Transfers(pool, repository),
+  );
   await runtime.serveGrpc(gen.tickets.TicketsService, handlers, config.GRPC_PORT);
   const guestEmails = new GuestEmails(comps, mailer, runtime.logger, mailDomain(config.MAIL_FROM));
   runtime.every('guest emails', config.COMP_EMAIL_INTERVAL_MS, () => guestEmails.sendDue());

@@ -1,13 +1,8 @@
 /** Coupons for an event, through the orders service. */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { gen, toApiJson } from '@partner-api/shared';
 import { create } from '@bufbuild/protobuf';
-import { action } from '../context';
-
-const positiveInt = (value: string) => {
-  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('expected a positive whole number');
-  return Number(value);
-};
+import { action, positiveInt } from '../context';
 
 export function registerCoupons(program: Command): void {
   program

@@ -1,16 +1,10 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { KeyAdmin, KeyAdmission, KeyRepository, SCOPES } from '@partner-api/gateway';
-import { action, type CliContext } from '../context';
+import { action, positiveInt, type CliContext } from '../context';
 
 const keyAdmin = (ctx: CliContext) => {
   const pool = ctx.pool('gateway');
   return new KeyAdmin(new KeyRepository(pool), { pool, notifier: new KeyAdmission(ctx.redis) });
-};
-
-const positiveInt = (value: string) => {
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return parsed;
 };
 
 export function registerOrganisations(program: Command): void {

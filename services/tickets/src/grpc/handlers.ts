@@ -4,10 +4,17 @@ import type { Attendees } from '../domain/attendees';
 import type { CheckIns } from '../domain/check-ins';
 import type { CompTickets } from '../domain/comp-tickets';
 import type { Tickets } from '../domain/tickets';
+import type { Transfers } from '../domain/transfers';
 
 type TicketsMethods = (typeof gen.tickets.TicketsService)['method'];
 
-export function ticketsHandlers(tickets: Tickets, attendees: Attendees, checkIns: CheckIns, comps: CompTickets): Partial<ServiceHandlers<TicketsMethods>> {
+export function ticketsHandlers(
+  tickets: Tickets,
+  attendees: Attendees,
+  checkIns: CheckIns,
+  comps: CompTickets,
+  transfers: Transfers,
+): Partial<ServiceHandlers<TicketsMethods>> {
   return {
     getTicket: (request, ctx) => tickets.get(ctx, request.id),
     listAttendees: (request, ctx) => attendees.list(ctx, request),
@@ -15,5 +22,6 @@ export function ticketsHandlers(tickets: Tickets, attendees: Attendees, checkIns
     issueCompTickets: (request, ctx) => comps.issue(ctx, request),
     issueTicketsForOrder: async (request, ctx) => ({ tickets: await tickets.issueForOrder(ctx, request) }),
     listTicketsForOrders: async (request, ctx) => ({ tickets: await tickets.forOrders(ctx, request.orderIds) }),
+    transferTicket: (request, ctx) => transfers.transfer(ctx, request),
   };
 }

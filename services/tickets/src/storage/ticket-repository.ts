@@ -38,6 +38,9 @@ export interface AttendeeFilter {
   limit: number;
 }
 
+/** Who a ticket is transferred to. */
+export type TransferredAttendee = Pick<TicketRow, 'attendee_first_name' | 'attendee_last_name'> & { attendee_email: string };
+
 export type NewTicket = Pick<
   TicketRow,
   | 'organisation_id'
@@ -127,6 +130,22 @@ export class TicketRepository {
       [id],
     );
     return rows[0];
+  }
+
+  /** The organisation's ticket, locked until the transaction ends: changes to one ticket queue on its row. */
+  async lock(client: PoolClient, organisationId: number, id: string): Promise<TicketRow | undefined> {
+    const { rows } = await client.query<TicketRow>('SELECT * FROM tickets WHERE id = $1 AND organisation_id = $2 FOR UPDATE', [id, organisationId]);
+    return rows[0];
+  }
+
+  /** A new attendee and a new barcode: the old barcode no longer names any ticket. */
+  async transfer(client: PoolClient, id: string, attendee: TransferredAttendee, barcode: string): Promise<TicketRow> {
+    const { rows } = await client.query<TicketRow>(
+      `UPDATE tickets SET attendee_first_name = $2, attendee_last_name = $3, attendee_email = $4, barcode = $5, updated_at = now()
+       WHERE id = $1 RETURNING *`,
+      [id, attendee.attendee_first_name, attendee.attendee_last_name, attendee.attendee_email, barcode],
+    );
+    return rows[0]!;
   }
 
   /** Serialises issuing for one order across processes until the transaction ends. */
