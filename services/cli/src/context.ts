@@ -112,3 +112,9 @@ export const positiveInt = (value: string): number => {
   if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(parsed)) throw new InvalidArgumentError('expected a positive whole number');
   return parsed;
 };
+
+/** Commander's parser for the int64 ids of platform objects (tickets, webhook endpoints). */
+export const positiveId = (value: string): bigint => {
+  if (!/^[1-9][0-9]{0,18}$/.test(value)) throw new InvalidArgumentError('expected an id (a positive whole number)');
+  return BigInt(value);
+};
