@@ -15,5 +15,6 @@ export function ticketsHandlers(tickets: Tickets, attendees: Attendees, checkIns
     issueCompTickets: (request, ctx) => comps.issue(ctx, request),
     issueTicketsForOrder: async (request, ctx) => ({ tickets: await tickets.issueForOrder(ctx, request) }),
     listTicketsForOrders: async (request, ctx) => ({ tickets: await tickets.forOrders(ctx, request.orderIds) }),
+    refundTickets: async (request, ctx) => ({ refunded: await tickets.refundForOrder(ctx, request) }),
   };
 }
