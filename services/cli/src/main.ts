@@ -5,6 +5,7 @@ import { registerCatalog } from './commands/catalog';
 import { registerCoupons } from './commands/coupons';
 import { registerDemo } from './commands/demo';
 import { registerMigrate } from './commands/migrate';
+import { registerOrders } from './commands/orders';
 import { registerOrganisations } from './commands/organisations';
 import { registerWebhooks } from './commands/webhooks';
 
@@ -14,5 +15,6 @@ registerOrganisations(program);
 registerDemo(program);
 registerCatalog(program);
 registerCoupons(program);
+registerOrders(program);
 registerWebhooks(program);
 void program.parseAsync(process.argv);
