@@ -23,6 +23,8 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
     PAYMENT_RECOVERY_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
     PAYMENT_COMPLETION_DELAY_MS: z.coerce.number().int().nonnegative().default(5_000),
     PAYMENT_CHARGE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    /** A refund left pending or half done (a crash, an unanswered processor) for this long is finished by the recovery loop. */
+    REFUND_RECOVERY_DELAY_MS: z.coerce.number().int().nonnegative().default(10_000),
   })
   .refine((env) => env.PAYMENT_PROVIDER !== 'stripe' || Boolean(env.STRIPE_SECRET_KEY), {
     message: 'STRIPE_SECRET_KEY is required when PAYMENT_PROVIDER is stripe',

@@ -1,2 +1,2 @@
-export { startOrders, startOrdersService, SCHEMA, type RunningOrders } from './server';
+export { startOrders, startOrdersService, SCHEMA, type RunningOrders, type OrdersDependencies } from './server';
 export { loadOrdersConfig, type OrdersConfig } from './config';

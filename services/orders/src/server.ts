@@ -9,9 +9,11 @@ import { Coupons } from './domain/coupons';
 import { OrderFulfilment } from './domain/fulfilment';
 import { Orders } from './domain/orders';
 import type { PaymentProvider } from './domain/payment-provider';
+import { Refunds } from './domain/refunds';
 import { ordersHandlers } from './grpc/handlers';
 import { CheckoutRepository } from './storage/checkout-repository';
 import { OrderRepository } from './storage/order-repository';
+import { RefundRepository } from './storage/refund-repository';
 import { hostedCheckoutApp } from './web/hosted-checkout';
 
 export const SCHEMA = 'orders';
@@ -31,7 +33,12 @@ export async function startOrders(config: OrdersConfig, logger?: Logger): Promis
   return (await startOrdersService(config, logger)).runtime;
 }
 
-export async function startOrdersService(config: OrdersConfig, logger?: Logger): Promise<RunningOrders> {
+/** Tests may bring the card processor (the simulated one, to read its ledger); otherwise PAYMENT_PROVIDER picks it. */
+export interface OrdersDependencies {
+  paymentProvider?: PaymentProvider;
+}
+
+export async function startOrdersService(config: OrdersConfig, logger?: Logger, dependencies: OrdersDependencies = {}): Promise<RunningOrders> {
   const runtime = new ServiceRuntime('orders', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   await runtime.outboxRelay(pool, config);
@@ -45,7 +52,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger):
 
   const sessionsStore = new CheckoutRepository(pool);
   const ordersStore = new OrderRepository(pool);
-  const provider = paymentProvider(config);
+  const provider = dependencies.paymentProvider ?? paymentProvider(config);
   const sessions = new CheckoutSessions(
     sessionsStore,
     inventory,
@@ -63,10 +70,12 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger):
     runtime.logger,
   );
   const orders = new Orders(ordersStore, tickets);
+  const refunds = new Refunds(pool, ordersStore, new RefundRepository(pool), orders, tickets, inventory, provider, { recoveryDelayMs: config.REFUND_RECOVERY_DELAY_MS }, runtime.logger);
 
-  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory)), config.GRPC_PORT);
+  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory), refunds), config.GRPC_PORT);
   const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(payments, inventory, runtime.logger), config.HTTP_PORT);
   runtime.every('payment recovery', config.PAYMENT_RECOVERY_INTERVAL_MS, () => payments.recover());
+  runtime.every('refund recovery', config.PAYMENT_RECOVERY_INTERVAL_MS, () => refunds.recover());
   runtime.every('pending session sweep', config.PENDING_SWEEP_INTERVAL_MS, () => sessions.sweepPending(config.PENDING_SESSION_SECONDS));
   await runtime.ready();
   return { runtime, checkoutPort };

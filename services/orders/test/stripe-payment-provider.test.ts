@@ -52,7 +52,12 @@ describe('StripePaymentProvider', () => {
           const found = form.get('query')!.includes("'attempt-known'") ? [intent('pi_found', 'succeeded')] : [];
           return send(200, { object: 'search_result', data: found, has_more: false, url: '/v1/payment_intents/search' });
         }
-        if (req.method === 'POST' && url.pathname === '/v1/refunds') return send(200, { id: 're_1', object: 'refund', status: 'succeeded' });
+        if (req.method === 'POST' && url.pathname === '/v1/refunds') {
+          if (form.get('payment_intent') === 'pi_refunded') {
+            return send(400, { error: { type: 'invalid_request_error', code: 'charge_already_refunded', message: 'Charge pi_refunded has already been refunded.' } });
+          }
+          return send(200, { id: 're_1', object: 'refund', status: 'succeeded' });
+        }
         send(404, { error: { type: 'invalid_request_error', message: 'unknown stub path' } });
       });
     });
@@ -111,9 +116,30 @@ describe('StripePaymentProvider', () => {
   it('looks a charge up by attempt id and refunds by PaymentIntent', async () => {
     expect(await provider.lookup('attempt-known')).toEqual({ status: 'succeeded', reference: 'pi_found' });
     expect(await provider.lookup('attempt-unknown')).toEqual({ status: 'not_found' });
-    await provider.refund('pi_ok', 'attempt-1-refund');
+    expect(await provider.refund({ reference: 'pi_ok', idempotencyKey: 'attempt-1-refund' })).toEqual({ status: 'succeeded', reference: 're_1' });
     const refund = seen.find((request) => request.path === '/v1/refunds')!;
     expect(refund.form.get('payment_intent')).toBe('pi_ok');
+    expect(refund.form.get('amount')).toBeNull();
     expect(refund.headers['idempotency-key']).toBe('attempt-1-refund');
+  });
+
+  it('refunds part of a charge with the refund id as idempotency key, also on a retried call', async () => {
+    failNext = 1;
+    const refundId = '6f1c4a9e-0000-4000-8000-000000000001';
+    expect(await provider.refund({ reference: 'pi_ok', idempotencyKey: refundId, amountCents: 2550n, reason: 'band cancelled' })).toEqual({ status: 'succeeded', reference: 're_1' });
+    const refunds = seen.filter((request) => request.path === '/v1/refunds');
+    expect(refunds).toHaveLength(2);
+    for (const request of refunds) {
+      expect(request.headers['idempotency-key']).toBe(refundId);
+      expect(Object.fromEntries(request.form)).toMatchObject({ payment_intent: 'pi_ok', amount: '2550', 'metadata[refund_id]': refundId, 'metadata[reason]': 'band cancelled' });
+    }
+  });
+
+  it('turns a refund Stripe refuses into a failed outcome, and throws when the outcome stays unknown', async () => {
+    expect(await provider.refund({ reference: 'pi_refunded', idempotencyKey: 'r-2', amountCents: 100n })).toEqual({
+      status: 'failed', code: 'charge_already_refunded', message: 'Charge pi_refunded has already been refunded.',
+    });
+    failNext = 3;
+    await expect(provider.refund({ reference: 'pi_ok', idempotencyKey: 'r-3', amountCents: 100n })).rejects.toThrow();
   });
 });

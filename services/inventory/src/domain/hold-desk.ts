@@ -378,6 +378,61 @@ export class HoldDesk {
     return true;
   }
 
+  /**
+   * Puts a refund's tickets back on sale, once per refund id. One
+   * transaction records the give-back as a live hold `refund:<id>` and
+   * undoes that much of the sale (negative `pool_sales` rows): capacity −
+   * sold − live holds is unchanged, so a counter rebuilt at any moment is
+   * still right. Under the same row lock the hold's record is written into
+   * Redis (without moving the counters), and then it is released like any
+   * hold, which returns the tickets. A repeat finds the hold: still live, it
+   * is written and released again (the scripts act once); released, nothing
+   * is left to do. A process that dies in between leaves a live hold the
+   * sweeper releases. Only capped pools of the organisation's event count;
+   * false when there was nothing (left) to return.
+   */
+  async restockRefund(ctx: RequestContext, refundId: string, eventId: string, lines: Array<{ poolId: string; quantity: number }>): Promise<boolean> {
+    if (!refundId) throw new ApiError('parameter_missing', 'refund_id is required.', 'refund_id');
+    if (lines.some((line) => !Number.isInteger(line.quantity) || line.quantity < 1)) throw new ApiError('parameter_invalid', 'Each line needs a quantity of at least 1.', 'lines');
+    this.book.assertUsable(eventId);
+    const holdId = `refund:${refundId}`;
+    const expiresAt = new Date(this.clock().getTime() + COMP_TAKE_TTL_SECONDS * 1000);
+    const hold = await inTransaction(this.pool, async (client) => {
+      const { rows: capped } = await client.query<{ id: string }>(
+        `SELECT p.id FROM pools p JOIN events e ON e.id = p.event_id
+         WHERE e.id = $1 AND e.organisation_id = $2 AND p.capacity IS NOT NULL AND p.id = ANY($3::bigint[])`,
+        [eventId, ctx.organisationId, lines.map((line) => line.poolId)],
+      );
+      const quantities = new Map<string, number>();
+      for (const line of lines) {
+        if (capped.some((pool) => pool.id === line.poolId)) quantities.set(line.poolId, (quantities.get(line.poolId) ?? 0) + line.quantity);
+      }
+      if (quantities.size === 0) return undefined;
+      const pools = [...quantities].map(([pool_id, quantity]) => ({ pool_id, quantity }));
+      const inserted = await client.query(
+        `INSERT INTO holds (id, organisation_id, event_id, pools, state, expires_at) VALUES ($1, $2, $3, $4, 'held', $5) ON CONFLICT (id) DO NOTHING`,
+        [holdId, ctx.organisationId, eventId, JSON.stringify(pools), expiresAt],
+      );
+      if (inserted.rowCount === 1) {
+        await client.query(
+          `INSERT INTO pool_sales (hold_id, pool_id, quantity) SELECT $1, pool_id, -quantity FROM unnest($2::bigint[], $3::integer[]) AS t(pool_id, quantity)`,
+          [holdId, pools.map((line) => line.pool_id), pools.map((line) => line.quantity)],
+        );
+      }
+      const { rows } = await client.query<HoldRow>('SELECT * FROM holds WHERE id = $1 FOR UPDATE', [holdId]);
+      const row = rows[0]!;
+      if (Number(row.organisation_id) !== ctx.organisationId || row.event_id !== eventId) throw new ApiError('parameter_invalid', 'This refund id is already used.', 'refund_id');
+      // Written while the row is locked: a sweep cannot release the hold between this check and the write.
+      if (row.state === 'held') {
+        await this.book.reinstate(eventId, holdId, row.pools.map((line) => ({ poolId: String(line.pool_id), quantity: line.quantity })), expiresAt);
+      }
+      return row;
+    });
+    if (!hold || hold.state !== 'held') return false;
+    await this.release(holdId);
+    return true;
+  }
+
   /** Sells a recorded comp take and announces the crossings its take caused. */
   private async finishComp(
     ctx: RequestContext,

@@ -51,6 +51,14 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
         dryRun: request.dryRun,
       }),
     returnStock: async (request, ctx) => ({ returned: await holds.returnComp(ctx, request.batchId) }),
+    restockRefund: async (request, ctx) => ({
+      returned: await holds.restockRefund(
+        ctx,
+        request.refundId,
+        request.eventId.toString(),
+        request.lines.map((line) => ({ poolId: line.poolId.toString(), quantity: line.quantity })),
+      ),
+    }),
 
     upsertVenue: (request, ctx) => admin.upsertVenue(ctx, request),
     upsertEvent: (request, ctx) => admin.upsertEvent(ctx, request),

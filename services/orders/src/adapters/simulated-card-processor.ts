@@ -6,7 +6,7 @@
  * ledger in memory, like a remote processor would keep it out of our reach.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChargeLookup, ChargeOutcome, ChargeRequest, PaymentProvider } from '../domain/payment-provider';
+import type { ChargeLookup, ChargeOutcome, ChargeRequest, PaymentProvider, RefundOutcome, RefundRequest } from '../domain/payment-provider';
 
 const DECLINES: Record<string, { code: string; message: string }> = {
   '4000000000000002': { code: 'card_declined', message: 'Your card was declined.' },
@@ -45,8 +45,16 @@ export class SimulatedCardProcessor implements PaymentProvider {
     return Promise.resolve(this.ledger.get(idempotencyKey) ?? { status: 'not_found' });
   }
 
-  refund(): Promise<void> {
-    return Promise.resolve();
+  /** Refunds by idempotency key, like Stripe: a repeated key answers the first refund and moves no money. */
+  readonly refunds = new Map<string, { reference: string; charge: string; amountCents: bigint | undefined }>();
+
+  refund(request: RefundRequest): Promise<RefundOutcome> {
+    let known = this.refunds.get(request.idempotencyKey);
+    if (!known) {
+      known = { reference: `sim_re_${randomUUID().replace(/-/g, '')}`, charge: request.reference, amountCents: request.amountCents };
+      this.refunds.set(request.idempotencyKey, known);
+    }
+    return Promise.resolve({ status: 'succeeded', reference: known.reference });
   }
 
   private decide(request: ChargeRequest): ChargeOutcome {

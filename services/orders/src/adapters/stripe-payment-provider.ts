@@ -5,7 +5,7 @@
  * idempotency keys and network retries.
  */
 import Stripe from 'stripe';
-import type { ChargeLookup, ChargeOutcome, ChargeRequest, PaymentProvider } from '../domain/payment-provider';
+import type { ChargeLookup, ChargeOutcome, ChargeRequest, PaymentProvider, RefundOutcome, RefundRequest } from '../domain/payment-provider';
 
 export interface StripeSettings {
   secretKey: string;
@@ -60,8 +60,31 @@ export class StripePaymentProvider implements PaymentProvider {
     return intent ? outcomeOf(intent) : { status: 'not_found' };
   }
 
-  async refund(reference: string, idempotencyKey: string): Promise<void> {
-    await this.stripe.refunds.create({ payment_intent: reference }, { idempotencyKey });
+  /**
+   * One Refund per idempotency key (Stripe answers a repeat with the first
+   * refund). Stripe refusing the request (already refunded, more than is
+   * left, a disputed charge) is a failed outcome; anything else throws.
+   */
+  async refund(request: RefundRequest): Promise<RefundOutcome> {
+    try {
+      const refund = await this.stripe.refunds.create(
+        {
+          payment_intent: request.reference,
+          ...(request.amountCents !== undefined && { amount: Number(request.amountCents) }),
+          metadata: { refund_id: request.idempotencyKey, ...(request.reason && { reason: request.reason.slice(0, 500) }) },
+        },
+        { idempotencyKey: request.idempotencyKey },
+      );
+      if (refund.status === 'failed' || refund.status === 'canceled') {
+        return { status: 'failed', code: refund.failure_reason ?? refund.status, message: `Stripe reports the refund ${refund.status}.` };
+      }
+      return { status: 'succeeded', reference: refund.id };
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError || error instanceof Stripe.errors.StripeCardError) {
+        return { status: 'failed', code: error.code ?? 'refund_refused', message: error.message };
+      }
+      throw error;
+    }
   }
 }
 

@@ -127,7 +127,10 @@ export class OrderFulfilment {
   }
 
   private async refund(attempt: AttemptRow): Promise<void> {
-    if (attempt.reference) await this.provider.refund(attempt.reference, `${attempt.id}-refund`);
+    if (attempt.reference) {
+      const outcome = await this.provider.refund({ reference: attempt.reference, idempotencyKey: `${attempt.id}-refund` });
+      if (outcome.status === 'failed') throw new Error(`refunding a payment whose tickets were gone failed: ${outcome.message}`);
+    }
     await this.pool.query("UPDATE checkout_sessions SET paid_at = NULL, updated_at = now() WHERE id = $1 AND status <> 'completed'", [attempt.session_id]);
     await this.orders.settleAttempt(this.pool, attempt.id, { status: 'refunded' });
   }

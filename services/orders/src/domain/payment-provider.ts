@@ -33,5 +33,18 @@ export interface PaymentProvider {
   /** Throws when the outcome is unknown (network, processor outage); a decline is an outcome. */
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
   lookup(idempotencyKey: string): Promise<ChargeLookup>;
-  refund(reference: string, idempotencyKey: string): Promise<void>;
+  /** Throws when the outcome is unknown; a refusal is an outcome. */
+  refund(request: RefundRequest): Promise<RefundOutcome>;
 }
+
+export interface RefundRequest {
+  /** The charge's reference (a PaymentIntent id for Stripe). */
+  reference: string;
+  /** Our refund id: a repeated refund with the same key refunds once. */
+  idempotencyKey: string;
+  /** Unset: whatever of the charge is not refunded yet. */
+  amountCents?: bigint;
+  reason?: string;
+}
+
+export type RefundOutcome = { status: 'succeeded'; reference: string } | { status: 'failed'; code: string; message: string };

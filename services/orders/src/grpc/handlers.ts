@@ -3,15 +3,17 @@ import { ApiError, type gen, type ServiceHandlers } from '@partner-api/shared';
 import type { CheckoutSessions } from '../domain/checkout-sessions';
 import type { Coupons } from '../domain/coupons';
 import type { Orders } from '../domain/orders';
+import type { Refunds } from '../domain/refunds';
 
 type OrdersMethods = (typeof gen.orders.OrdersService)['method'];
 
-export function ordersHandlers(sessions: CheckoutSessions, orders: Orders, coupons: Coupons): Partial<ServiceHandlers<OrdersMethods>> {
+export function ordersHandlers(sessions: CheckoutSessions, orders: Orders, coupons: Coupons, refunds: Refunds): Partial<ServiceHandlers<OrdersMethods>> {
   return {
     createCheckoutSession: (request, ctx) => sessions.create(ctx, request),
     getCheckoutSession: (request, ctx) => sessions.get(ctx, request.id),
     listOrders: (request, ctx) => orders.list(ctx, request),
     getOrder: (request, ctx) => orders.get(ctx, request.id),
+    refundOrder: (request, ctx) => refunds.refund(ctx, request),
     upsertCoupon: (request, ctx) => {
       if (!request.coupon) throw new ApiError('parameter_missing', 'coupon is required.', 'coupon');
       return coupons.upsert(ctx, request.coupon);

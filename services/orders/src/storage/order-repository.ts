@@ -64,6 +64,16 @@ export class OrderRepository {
     return rows[0];
   }
 
+  /** The order, locked until the transaction ends: refunds of one order take turns. */
+  async lock(client: PoolClient, organisationId: number, id: string): Promise<OrderRow | undefined> {
+    const { rows } = await client.query<OrderRow>('SELECT * FROM orders WHERE id = $1 AND organisation_id = $2 FOR UPDATE', [id, organisationId]);
+    return rows[0];
+  }
+
+  async applyRefund(client: PoolClient, id: string, amountCents: string, status: OrderRow['status']): Promise<void> {
+    await client.query('UPDATE orders SET refunded_cents = refunded_cents + $2, status = $3, updated_at = now() WHERE id = $1', [id, amountCents, status]);
+  }
+
   /** Newest first; one row more than the limit tells whether another page exists. */
   async list(filter: OrderFilter): Promise<Array<OrderRow & { created_key: string }>> {
     const where = ['organisation_id = $1'];

@@ -23,6 +23,7 @@ import type { NewTicket, TicketRepository, TicketRow } from '../storage/ticket-r
 import { ticketView, type TicketInit } from './ticket-view';
 
 type IssueRequest = MessageShape<typeof gen.tickets.IssueTicketsForOrderRequestSchema>;
+type RefundRequest = MessageShape<typeof gen.tickets.RefundTicketsRequestSchema>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** More than any checkout can buy (20 lines of 100): a bigger request is a bug upstream. */
@@ -66,6 +67,25 @@ export class Tickets {
       return issued;
     });
     return rows.map(ticketView);
+  }
+
+  /**
+   * Marks an order's tickets refunded (orders calls this once the money is
+   * back). Idempotent: the answer is the named tickets (or every ticket of
+   * the order) that are refunded now, whether this call or an earlier one
+   * refunded them. No event: `order.refunded` carries the ticket ids.
+   */
+  async refundForOrder(ctx: RequestContext, request: RefundRequest): Promise<TicketInit[]> {
+    if (!UUID.test(request.orderId)) throw new ApiError('parameter_invalid', 'order_id must be a uuid.', 'order_id');
+    if (request.ticketIds.some((id) => id <= 0n || id >= 2n ** 63n)) throw new ApiError('parameter_invalid', 'ticket_ids must be positive ticket ids.', 'ticket_ids');
+    if (isDryRun(ctx)) throw new ApiError('parameter_invalid', 'Test-mode calls refund nothing.', 'order_id');
+    const named = request.ticketIds.length > 0 ? new Set(request.ticketIds.map(String)) : undefined;
+    const rows = await inTransaction(this.pool, async (client) => {
+      await this.repository.lockOrder(client, request.orderId);
+      await this.repository.markRefunded(client, ctx.organisationId, request.orderId, named ? [...named] : null);
+      return this.repository.forOrders(ctx.organisationId, [request.orderId], client);
+    });
+    return rows.filter((row) => row.status === 'refunded' && (!named || named.has(row.id))).map(ticketView);
   }
 
   /** One ticket per unit, in line order, each with its own barcode. */

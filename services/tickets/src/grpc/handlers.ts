@@ -23,5 +23,6 @@ export function ticketsHandlers(
     issueTicketsForOrder: async (request, ctx) => ({ tickets: await tickets.issueForOrder(ctx, request) }),
     listTicketsForOrders: async (request, ctx) => ({ tickets: await tickets.forOrders(ctx, request.orderIds) }),
     transferTicket: (request, ctx) => transfers.transfer(ctx, request),
+    refundTickets: async (request, ctx) => ({ refunded: await tickets.refundForOrder(ctx, request) }),
   };
 }

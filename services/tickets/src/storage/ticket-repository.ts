@@ -148,6 +148,22 @@ export class TicketRepository {
     return rows[0]!;
   }
 
+  /**
+   * Refunds tickets of one order (of those named, or all when none are):
+   * valid ones, and checked-in ones a scan raced the refund to, since the
+   * money has already gone back. Tickets already refunded or void are left
+   * as they are, so a repeat changes nothing.
+   */
+  async markRefunded(client: PoolClient, organisationId: number, orderId: string, ids: string[] | null): Promise<TicketRow[]> {
+    const { rows } = await client.query<TicketRow>(
+      `UPDATE tickets SET status = 'refunded', updated_at = now()
+       WHERE order_id = $1 AND organisation_id = $2 AND status IN ('valid', 'checked_in') AND ($3::bigint[] IS NULL OR id = ANY($3::bigint[]))
+       RETURNING *`,
+      [orderId, organisationId, ids],
+    );
+    return rows;
+  }
+
   /** Serialises issuing for one order across processes until the transaction ends. */
   async lockOrder(client: PoolClient, orderId: string): Promise<void> {
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended('tickets-for-order:' || $1, 0))", [orderId]);

@@ -1,0 +1,43 @@
+/** Refunds, through the orders service (a platform operation; partners cannot refund through the API). */
+import { randomUUID } from 'node:crypto';
+import { InvalidArgumentError, type Command } from 'commander';
+import { create } from '@bufbuild/protobuf';
+import { gen, toApiJson } from '@partner-api/shared';
+import { action } from '../context';
+
+const positiveInt = (value: string) => {
+  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('expected a positive whole number');
+  return Number(value);
+};
+
+const ticketIds = (value: string) => {
+  const ids = value.split(',').map((id) => id.trim());
+  if (ids.length === 0 || ids.some((id) => !/^[1-9][0-9]*$/.test(id))) throw new InvalidArgumentError('expected ticket ids separated by commas, e.g. 1001,1002');
+  return ids.map(BigInt);
+};
+
+export function registerOrders(program: Command): void {
+  program
+    .command('order')
+    .description('orders')
+    .command('refund <orderId>')
+    .description('refund an order, whole or by tickets: the money goes back through the card processor, the tickets become refunded and order.refunded fires')
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .option('--tickets <ids>', 'refund only these tickets (comma-separated ids); default: every valid ticket', ticketIds)
+    .option('--amount <amount>', "money to return, e.g. 25.00; default: the tickets' share of what was paid")
+    .option('--reason <text>', 'kept with the refund and sent to the processor')
+    .option('--no-restock', 'keep the tickets off sale (default: they go back to their pools)')
+    .option('--refund-id <uuid>', 'repeat a refund that did not finish: the same id never refunds twice (default: a new id, printed)')
+    .action(
+      action(async (ctx, orderId: string, options: { org: number; tickets?: bigint[]; amount?: string; reason?: string; restock: boolean; refundId?: string }) => {
+        const refundId = options.refundId ?? randomUUID();
+        // Printed first, so an interrupted or failed call can be repeated with --refund-id.
+        console.error(`refund ${refundId}`);
+        const order = await ctx.orders.refundOrder(
+          { id: orderId, ticketIds: options.tickets ?? [], refundId, amount: options.amount, reason: options.reason, restock: options.restock },
+          ctx.asOrganisation(options.org),
+        );
+        console.log(JSON.stringify(toApiJson(gen.orders.OrderSchema, create(gen.orders.OrderSchema, order))));
+      }),
+    );
+}
