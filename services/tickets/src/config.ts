@@ -17,6 +17,8 @@ export const ticketsEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.tickets, ops: 
     COMP_EMAIL_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
     /** A comp batch still unissued this long after it took stock gives the stock back (its process died mid-way). */
     COMP_RECOVERY_AFTER_MS: z.coerce.number().int().positive().default(60_000),
+    /** A void ticket whose stock is still owed this long after its void is restocked by the recovery loop. */
+    VOID_RESTOCK_AFTER_MS: z.coerce.number().int().positive().default(10_000),
   })
   .refine((env) => env.GUEST_MAILER !== 'smtp' || Boolean(env.SMTP_URL), {
     message: 'SMTP_URL is required when GUEST_MAILER is smtp',

@@ -24,4 +24,16 @@ export function registerTickets(program: Command): void {
         console.log(JSON.stringify(toApiJson(gen.tickets.TicketSchema, create(gen.tickets.TicketSchema, moved))));
       }),
     );
+  ticket
+    .command('void')
+    .argument('<ticket-id>', 'ticket id', positiveId)
+    .description('take a valid ticket out of use: check-in answers ticket_void, the attendee list leaves it out, its place goes back on sale')
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .option('--reason <reason>', 'why, kept with the ticket (at most 500 characters)')
+    .action(
+      action(async (ctx, ticketId: bigint, options: { org: number; reason?: string }) => {
+        const voided = await ctx.tickets.voidTicket({ id: ticketId, reason: options.reason ?? '' }, ctx.asOrganisation(options.org));
+        console.log(JSON.stringify(toApiJson(gen.tickets.TicketSchema, create(gen.tickets.TicketSchema, voided))));
+      }),
+    );
 }

@@ -5,6 +5,7 @@ import type { CheckIns } from '../domain/check-ins';
 import type { CompTickets } from '../domain/comp-tickets';
 import type { Tickets } from '../domain/tickets';
 import type { Transfers } from '../domain/transfers';
+import type { Voids } from '../domain/voids';
 
 type TicketsMethods = (typeof gen.tickets.TicketsService)['method'];
 
@@ -14,6 +15,7 @@ export function ticketsHandlers(
   checkIns: CheckIns,
   comps: CompTickets,
   transfers: Transfers,
+  voids: Voids,
 ): Partial<ServiceHandlers<TicketsMethods>> {
   return {
     getTicket: (request, ctx) => tickets.get(ctx, request.id),
@@ -23,6 +25,7 @@ export function ticketsHandlers(
     issueTicketsForOrder: async (request, ctx) => ({ tickets: await tickets.issueForOrder(ctx, request) }),
     listTicketsForOrders: async (request, ctx) => ({ tickets: await tickets.forOrders(ctx, request.orderIds) }),
     transferTicket: (request, ctx) => transfers.transfer(ctx, request),
+    voidTicket: (request, ctx) => voids.void(ctx, request),
     refundTickets: async (request, ctx) => ({ refunded: await tickets.refundForOrder(ctx, request) }),
   };
 }

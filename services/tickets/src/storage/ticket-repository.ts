@@ -21,6 +21,10 @@ export interface TicketRow {
   comp_batch_id: string | null;
   seat_label: string | null;
   checked_in_at: Date | null;
+  void_reason: string | null;
+  voided_at: Date | null;
+  /** Voided, and its stock not yet back in the pool. */
+  restock_pending: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -160,6 +164,30 @@ export class TicketRepository {
        WHERE order_id = $1 AND organisation_id = $2 AND status IN ('valid', 'checked_in') AND ($3::bigint[] IS NULL OR id = ANY($3::bigint[]))
        RETURNING *`,
       [orderId, organisationId, ids],
+    );
+    return rows;
+  }
+
+  /** Voids a ticket and marks its stock as owed back to the pool. */
+  async markVoid(client: PoolClient, id: string, reason: string | null): Promise<TicketRow> {
+    const { rows } = await client.query<TicketRow>(
+      `UPDATE tickets SET status = 'void', void_reason = $2, voided_at = now(), restock_pending = true, updated_at = now()
+       WHERE id = $1 RETURNING *`,
+      [id, reason],
+    );
+    return rows[0]!;
+  }
+
+  /** The stock of a void ticket is back in the pool. */
+  async markRestocked(id: string): Promise<void> {
+    await this.pool.query('UPDATE tickets SET restock_pending = false WHERE id = $1', [id]);
+  }
+
+  /** Void tickets whose stock is still owed, voided before `before`, oldest first. */
+  async restockDue(before: Date, limit: number): Promise<TicketRow[]> {
+    const { rows } = await this.pool.query<TicketRow>(
+      'SELECT * FROM tickets WHERE restock_pending AND voided_at < $1 ORDER BY voided_at LIMIT $2',
+      [before, limit],
     );
     return rows;
   }

@@ -1,10 +1,12 @@
 /**
- * `partnerctl ticket transfer` against the running stack (D230, D231): the
- * partner sees the new attendee and barcode through GET /tickets/{id} and
- * the attendee list, the old barcode no longer opens the door and the new
- * one does, and a signed `ticket.transferred` carrying the ticket as GET
- * shows it and the previous attendee's email reaches the partner's
- * receiver. A checked-in ticket cannot be transferred.
+ * `partnerctl ticket transfer` and `ticket void` against the running stack.
+ * Transfers (D230, D231): the partner sees the new attendee and barcode
+ * through GET /tickets/{id} and the attendee list, the old barcode no
+ * longer opens the door and the new one does, and a signed
+ * `ticket.transferred` carrying the ticket as GET shows it and the previous
+ * attendee's email reaches the partner's receiver. Voids (D232, D233): the
+ * ticket reads `void`, leaves the attendee list, answers `422 ticket_void`
+ * at the door and its place is back on sale, once.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -46,6 +48,11 @@ async function compTicket(email: string): Promise<Ticket> {
   const response = await api<{ tickets: Ticket[] }>('/comp_tickets', { method: 'POST', body: { event_id: slug, ticket_type_id: typeId, attendees: [{ email, name: 'Ann Lee' }] } });
   expect(response.status).toBe(201);
   return response.body.tickets[0]!;
+}
+
+async function available(): Promise<number | null> {
+  const response = await api<{ data: Array<{ id: number; available: number | null }> }>(`/events/${slug}/ticket_types`);
+  return response.body.data.find((type) => type.id === typeId)!.available;
 }
 
 const checkIn = (code: string) => api<{ result: string; ticket: Ticket }>(`/events/${slug}/check_ins`, { method: 'POST', body: { code } });
@@ -116,3 +123,41 @@ describe('partnerctl ticket transfer', () => {
     expect(run.stderr).toContain('No such ticket');
   });
 });
+
+describe('partnerctl ticket void', () => {
+  it('takes the ticket out of use and puts its place back on sale, once', async () => {
+    const before = await available();
+    const ticket = await compTicket('gus@example.com');
+    expect(await available()).toBe(before! - 1);
+
+    const run = await partnerctl('ticket', 'void', String(ticket.id), '--org', String(org.id), '--reason', 'chargeback');
+    expect(run).toMatchObject({ code: 0 });
+    const read = await api<Ticket>(`/tickets/${ticket.id}`);
+    expect(read.body).toEqual(JSON.parse(run.stdout));
+    expect(read.body.status).toBe('void');
+    expect(await available()).toBe(before);
+
+    const attendees = await api<{ data: Ticket[] }>(`/events/${slug}/attendees`);
+    expect(attendees.body.data.map((entry) => entry.id)).not.toContain(ticket.id);
+    const scan = await checkIn(ticket.barcode);
+    expect([scan.status, (scan.body as unknown as ErrorBody).error.code]).toEqual([422, 'ticket_void']);
+
+    // A repeat answers the same ticket and returns nothing more; a void ticket cannot be transferred.
+    const again = await partnerctl('ticket', 'void', String(ticket.id), '--org', String(org.id));
+    expect(JSON.parse(again.stdout)).toEqual(read.body);
+    expect(await available()).toBe(before);
+    const transfer = await partnerctl('ticket', 'transfer', String(ticket.id), '--org', String(org.id), '--email', 'hal@example.com');
+    expect([transfer.code, transfer.stderr]).toEqual([1, expect.stringContaining('voided')]);
+  });
+
+  it('refuses a checked-in ticket, which keeps its place', async () => {
+    const ticket = await compTicket('ivy@example.com');
+    expect((await checkIn(ticket.barcode)).status).toBe(200);
+    const before = await available();
+    const run = await partnerctl('ticket', 'void', String(ticket.id), '--org', String(org.id));
+    expect([run.code, run.stderr]).toEqual([1, expect.stringContaining('checked in')]);
+    expect((await api<Ticket>(`/tickets/${ticket.id}`)).body.status).toBe('checked_in');
+    expect(await available()).toBe(before);
+  });
+});
+
