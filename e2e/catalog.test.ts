@@ -115,6 +115,52 @@ describe('GET /events', () => {
     expect(await walk<ApiEvent>('/events?updated_since=2099-01-01T00:00:00Z')).toEqual([]);
   });
 
+  it("moves an event's updated_at when its ticket types, pools or sell-out change it, and when a sales window opens (D234)", async () => {
+    const org = await newOrganisation(['events:read', 'orders:write']);
+    const ctx = operatorContext(org.id);
+    const slug = uniqueSlug('moving');
+    await inventory.upsertEvent({ fields: { slug, title: 'Moving Show', startsAt: new Date(Date.now() + 7 * 86_400_000).toISOString(), timezone: 'Australia/Sydney' } }, ctx);
+    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Floor', capacity: 1n } }, ctx);
+    const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '40.00', bookingFee: '0.00', maxPerOrder: 4, poolIds: [pool.id] } }, ctx);
+    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+    const read = async () => (await api<ApiEvent & { sold_out: boolean }>(`/events/${slug}`, { key: org.key })).body;
+    const changedSince = async (since: string) => (await walk<ApiEvent>(`/events?updated_since=${encodeURIComponent(since)}`, org.key)).map((event) => event.slug);
+    // The API shows whole seconds: a change is told apart from the last one a second later.
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 1_050));
+
+    let last = await read();
+    const step = async (what: string, change: () => Promise<unknown>) => {
+      await pause();
+      await change();
+      const now = await read();
+      expect({ what, moved: now.updated_at > last.updated_at }).toEqual({ what, moved: true });
+      expect(await changedSince(now.updated_at)).toEqual([slug]);
+      last = now;
+      return now;
+    };
+    expect((await step('price', () => inventory.upsertTicketType({ id: type.id, fields: { price: '45.00' } }, ctx))).ticketing.min_price).toBe('45.00');
+    expect((await step('capacity', () => inventory.upsertPool({ id: pool.id, fields: { capacity: 2n } }, ctx))).ticketing.tickets_remaining).toBe(2);
+    const soldOut = await step('sell-out', async () => {
+      const checkout = await api('/checkout_sessions', { method: 'POST', key: org.key, body: { event_id: slug, items: [{ ticket_type_id: Number(type.id), quantity: 2 }] } });
+      expect(checkout.status).toBe(201);
+    });
+    expect(soldOut.sold_out).toBe(true);
+
+    // Time alone: a second ticket type whose sales open in 1 s; the catalog clock stamps the event once the window opens.
+    const later = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Balcony', capacity: 5n } }, ctx);
+    await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'Late', price: '30.00', bookingFee: '0.00', maxPerOrder: 4, poolIds: [later.id], saleStartsAt: new Date(Date.now() + 1_000).toISOString() } }, ctx);
+    const beforeOpening = await read();
+    const opensAt = Date.now() + 1_000;
+    const deadline = Date.now() + 20_000;
+    let stamped = beforeOpening;
+    while (stamped.updated_at === beforeOpening.updated_at && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      stamped = await read();
+    }
+    expect(stamped.updated_at > beforeOpening.updated_at).toBe(true);
+    expect(Date.parse(stamped.updated_at)).toBeGreaterThanOrEqual(opensAt - 1_000);
+  }, 40_000);
+
   it.each([
     ['/events?status=live', 'status'],
     ['/events?time=tomorrow', 'time'],

@@ -9,6 +9,8 @@ export const inventoryEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.inventory, o
     HOLD_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
     /** How often hold records Redis kept for holds PostgreSQL already ended are settled (a failed or interrupted give-back). */
     HOLD_SETTLE_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
+    /** How often events whose status time alone changed get a new updated_at (D234). */
+    CATALOG_CLOCK_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
     /** How long start-up waits for Redis to be connected and verified before serving anyway (not ready until it is). */
     REDIS_VERIFY_TIMEOUT_MS: z.coerce.number().int().nonnegative().default(10_000),
     /** At most this many pools report their stock in /metrics (the hot ones; see storage/hot-pools.ts); 0 reports none. */

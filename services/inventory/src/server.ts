@@ -3,6 +3,7 @@ import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { InventoryConfig } from './config';
 import { Catalog } from './domain/catalog';
 import { CatalogAdmin } from './domain/catalog-admin';
+import { CatalogClock } from './domain/catalog-clock';
 import { CheckoutCatalog } from './domain/checkout-catalog';
 import { HoldDesk } from './domain/hold-desk';
 import { HoldBook } from './storage/hold-book';
@@ -47,6 +48,8 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
     }
   });
   runtime.every('stranded hold settler', config.HOLD_SETTLE_INTERVAL_MS, () => holds.settleStranded());
+  const clock = new CatalogClock(pool, checkoutCatalog, runtime.logger);
+  runtime.every('catalog clock', config.CATALOG_CLOCK_INTERVAL_MS, () => clock.tick());
   await runtime.ready();
   return runtime;
 }

@@ -273,6 +273,7 @@ export class CatalogAdmin {
         const { rows } = await client.query('INSERT INTO pools (event_id, name, capacity) VALUES ($1, $2, $3) RETURNING *', [
           event.id, fields.name, capacity,
         ]);
+        await new CatalogRepository(client).touchEvent(event.id);
         return rows[0];
       }
       // A sale appends to pool_sales without touching the pool row (D175), so the pool's lock alone does not stop
@@ -297,6 +298,7 @@ export class CatalogAdmin {
         if (before.capacity === null || after.capacity === null) await this.stock.forget(after);
         else await this.stock.adjust(after, after.capacity - before.capacity);
       }
+      await new CatalogRepository(client).touchEvent(after.event_id);
       return after;
     });
     return this.committed(ctx, row.event_id, { object: 'pool', id: BigInt(row.id), eventId: BigInt(row.event_id), name: row.name, capacity: row.capacity === null ? undefined : BigInt(row.capacity) });
@@ -362,7 +364,9 @@ export class CatalogAdmin {
           await client.query('INSERT INTO ticket_type_pools (ticket_type_id, pool_id, position) VALUES ($1, $2, $3)', [typeId, poolId, position]);
         }
       }
-      const views = await this.catalog.ticketTypeViews(event, new CatalogRepository(client));
+      const repository = new CatalogRepository(client);
+      await repository.touchEvent(event.id);
+      const views = await this.catalog.ticketTypeViews(event, repository);
       return views.find((view) => view.id === BigInt(typeId))!;
     });
     return this.committed(ctx, view.eventId, view);

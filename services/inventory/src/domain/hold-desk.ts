@@ -40,7 +40,7 @@ import {
   type Pool,
   type RequestContext,
 } from '@partner-api/shared';
-import type { CatalogRepository, EventRow, PoolRow } from '../storage/catalog-repository';
+import { CatalogRepository, type EventRow, type PoolRow } from '../storage/catalog-repository';
 import { type HoldBook, lowStockThreshold, type HoldOutcome } from '../storage/hold-book';
 import type { HoldRecords } from '../storage/hold-records';
 import type { StockStore } from '../storage/stock-store';
@@ -560,6 +560,8 @@ export class HoldDesk {
       if (outcome.soldOut.length > 0) {
         const [view] = await this.catalog.views([event]);
         if (view?.soldOut) {
+          // Selling out changes the event object (`sold_out`): polling partners see it by `updated_since` too.
+          view.updatedAt = formatTimestamp(await new CatalogRepository(client).touchEvent(event.id));
           const object = toApiJson(gen.inventory.EventSchema, create(gen.inventory.EventSchema, view));
           await appendToOutbox(client, buildEvent('event.sold_out', scope, object), `event:${event.id}`);
         }

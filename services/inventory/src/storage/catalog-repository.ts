@@ -185,6 +185,43 @@ function toPage<T extends { sort_key: string; id: string }>(rows: T[], limit: nu
 export class CatalogRepository {
   constructor(private readonly pool: Queryable) {}
 
+  /**
+   * A write to an event's pools or ticket types changes what the event
+   * object shows (`ticketing`, `sold_out`), so it moves the event's
+   * `updated_at` for partners polling with `updated_since`.
+   */
+  async touchEvent(eventId: string): Promise<Date> {
+    const { rows } = await this.pool.query<{ updated_at: Date }>('UPDATE events SET updated_at = now() WHERE id = $1 RETURNING updated_at', [eventId]);
+    return rows[0]!.updated_at;
+  }
+
+  /** How far the catalog clock has got, locked for the caller's transaction; the first call starts it now. */
+  async lockClock(): Promise<Date> {
+    await this.pool.query('INSERT INTO catalog_clock (ticked_at) VALUES (now()) ON CONFLICT (id) DO NOTHING');
+    const { rows } = await this.pool.query<{ ticked_at: Date }>('SELECT ticked_at FROM catalog_clock FOR UPDATE');
+    return rows[0]!.ticked_at;
+  }
+
+  /**
+   * Moves `updated_at` of the events whose status or ticket types' status
+   * time alone changed after `since` (an end, an on-sale time, a sales
+   * window opening or closing), and the clock with them; returns them.
+   */
+  async touchEventsTimeChanged(since: Date): Promise<Array<{ id: string; organisation_id: string }>> {
+    const { rows } = await this.pool.query<{ id: string; organisation_id: string }>(
+      `UPDATE events SET updated_at = now()
+        WHERE status <> 'cancelled' AND id IN (
+          SELECT id FROM events WHERE coalesce(ends_at, starts_at) > $1 AND coalesce(ends_at, starts_at) <= now()
+          UNION SELECT id FROM events WHERE on_sale_at > $1 AND on_sale_at <= now()
+          UNION SELECT event_id FROM ticket_types WHERE sale_starts_at > $1 AND sale_starts_at <= now()
+          UNION SELECT event_id FROM ticket_types WHERE sale_ends_at > $1 AND sale_ends_at <= now())
+        RETURNING id, organisation_id`,
+      [since],
+    );
+    await this.pool.query('UPDATE catalog_clock SET ticked_at = now()');
+    return rows;
+  }
+
   /** `forUpdate` locks the row for the rest of the caller's transaction. */
   async findEvent(organisationId: number, idOrSlug: string, forUpdate = false): Promise<EventRow | undefined> {
     const byId = isNumericId(idOrSlug);
