@@ -3,12 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
 import { create } from '@bufbuild/protobuf';
 import { gen, toApiJson } from '@partner-api/shared';
-import { action } from '../context';
-
-const positiveInt = (value: string) => {
-  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('expected a positive whole number');
-  return Number(value);
-};
+import { action, positiveInt } from '../context';
 
 const ticketIds = (value: string) => {
   const ids = value.split(',').map((id) => id.trim());
