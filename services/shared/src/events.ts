@@ -31,6 +31,15 @@ export interface DomainEvent {
   readonly livemode: boolean;
   readonly organisation_id: number;
   readonly data: { object: ApiJson } & Record<string, ApiJson>;
+  /** Added when the event is written to the outbox (outbox/sequence.ts); after `data` in the body. */
+  readonly ordering?: EventOrdering;
+}
+
+/** Which object an event is about, its place among that object's events, and the object's `updated_at`. */
+export interface EventOrdering {
+  readonly key: string;
+  readonly sequence: number;
+  readonly updated_at: string;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

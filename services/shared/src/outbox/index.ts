@@ -1,2 +1,3 @@
 export * from './writer';
 export * from './relay';
+export * from './sequence';

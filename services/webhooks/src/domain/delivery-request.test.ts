@@ -20,3 +20,12 @@ describe('delivery requests', () => {
     expect(verifySignature(headers['Service-Signature']!, body, 'whsec_old', seconds)).toBe(true);
   });
 });
+
+describe('Standard Webhooks headers', () => {
+  it('sit beside the spec headers, with the same id and timestamp', () => {
+    const headers = deliveryHeaders({ id: 'evt_1', type: 'order.completed' }, 1, '{}', ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], now);
+    expect(headers['webhook-id']).toBe(headers['Service-Event-Id']);
+    expect(headers['Service-Signature']).toMatch(new RegExp(`^t=${headers['webhook-timestamp']},`));
+    expect(headers['webhook-signature']).toMatch(/^v1,\S+$/);
+  });
+});

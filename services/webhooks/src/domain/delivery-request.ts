@@ -1,5 +1,10 @@
-/** The headers of one delivery attempt (the spec's delivery headers; Content-Type and User-Agent come from the client). */
+/**
+ * The headers of one delivery attempt: the spec's delivery headers, and the
+ * Standard Webhooks ones beside them on every delivery (D263); Content-Type
+ * and User-Agent come from the client.
+ */
 import { signatureHeader } from './signature';
+import { standardWebhookHeaders } from './standard-webhooks';
 
 export const WEBHOOK_USER_AGENT = 'PartnerAPI-Webhooks/1.0';
 
@@ -16,10 +21,12 @@ export function signingSecrets(keys: SigningKeys, now: Date): string[] {
 }
 
 export function deliveryHeaders(event: { id: string; type: string }, attempt: number, body: string, secrets: readonly string[], now: Date): Record<string, string> {
+  const timestamp = Math.floor(now.getTime() / 1000);
   return {
     'Service-Event-Id': event.id,
     'Service-Event-Type': event.type,
     'Service-Delivery-Attempt': String(attempt),
-    'Service-Signature': signatureHeader(secrets, body, Math.floor(now.getTime() / 1000)),
+    'Service-Signature': signatureHeader(secrets, body, timestamp),
+    ...standardWebhookHeaders(event.id, timestamp, body, secrets),
   };
 }

@@ -24,6 +24,15 @@ describe('test event samples', () => {
     expect(event.id).toMatch(/^evt_test_[0-9A-Za-z]{20}$/);
     expect((event.data.object as { object: string }).object).toBe(EXPECTED[type]!.object);
     expect(Object.keys(event.data).sort()).toEqual(['object', ...EXPECTED[type]!.extra].sort());
+    expect(Object.keys(event).at(-1)).toBe('ordering');
+    expect(event.ordering).toMatchObject({ sequence: 1, updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) });
+  });
+
+  it('orders each sample under its object, as live events are', () => {
+    const ticket = sampleDomainEvent('ticket.checked_in', 1);
+    const object = ticket.data.object as { id: number; updated_at: string };
+    expect(ticket.ordering).toEqual({ key: `ticket:${object.id}`, sequence: 1, updated_at: object.updated_at });
+    expect(sampleDomainEvent('waitlist.released', 1).ordering?.key).toBe('event:1001');
   });
 
   it('writes every field of an object, unset ones as null, as the API does', () => {

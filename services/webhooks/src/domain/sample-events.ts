@@ -5,7 +5,7 @@
  * it will see for real. Ids are recognisably fake (`evt_test_…`, event 1001).
  */
 import { create, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
-import { buildEvent, formatTimestamp, gen, randomBase62, toApiJson, type ApiJson, type DomainEvent, type EventType } from '@partner-api/shared';
+import { buildEvent, formatTimestamp, gen, orderingKey, orderingUpdatedAt, randomBase62, toApiJson, type ApiJson, type DomainEvent, type EventType } from '@partner-api/shared';
 
 export const DEFAULT_TEST_EVENT_TYPE: EventType = 'order.completed';
 
@@ -140,6 +140,7 @@ export const testEventType = (requested: string | undefined): EventType => (requ
 /** A test event of `type` for the organisation, `livemode` false, with an id that says it is a test. */
 export function sampleDomainEvent(type: EventType, organisationId: number, now = new Date()): DomainEvent {
   const sample = SAMPLES[type](formatTimestamp(now));
-  const event = buildEvent(type, { organisationId, livemode: false }, sample.object, sample.extra, now);
-  return { ...event, id: `evt_test_${randomBase62(20)}` };
+  const event = { ...buildEvent(type, { organisationId, livemode: false }, sample.object, sample.extra, now), id: `evt_test_${randomBase62(20)}` };
+  // Shaped like a live event's `ordering` (D265), so a receiver's stale-event check runs on test sends too; a sample is its object's first event.
+  return { ...event, ordering: { key: orderingKey(sample.object, 'event:1001'), sequence: 1, updated_at: orderingUpdatedAt(event) } };
 }
