@@ -16,6 +16,9 @@ import { inventoryClient, newOrganisation, operatorContext, uniqueSlug, type Inv
 import { deliveryOf, partnerAccepts } from './support/webhooks';
 import { Receiver } from '../services/webhooks/test/support';
 
+// Each partnerctl run starts a Node process; a test runs up to four of them.
+jest.setTimeout(30_000);
+
 interface Ticket {
   id: number;
   barcode: string;
