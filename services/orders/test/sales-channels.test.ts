@@ -147,11 +147,20 @@ describe('the embedded checkout', () => {
     expect(frameAncestors(await get('/checkout/00000000-0000-4000-8000-000000000000'))).toBe("'none'");
   });
 
-  it('opens one session for a form sent twice', async () => {
-    const token = tokenOf(await (await get(path, { referer: SITE })).text());
-    const [first, second] = await Promise.all([1, 2].map(() => post(path, { token, [`quantity_${event.typeId}`]: '1' })));
-    expect(first!.status).toBe(303);
-    expect(second!.headers.get('location')).toBe(first!.headers.get('location'));
+  it('opens one session and holds once for a form sent several times at once', async () => {
+    const own = newOrganisation();
+    const ownEvent = await backends.eventOnSale(own, 10, '25.00');
+    await client.addChannelOrigin({ origin: SITE }, own);
+    const ownPath = `/embed/${own.organisationId}/events/${ownEvent.slug}`;
+    const token = tokenOf(await (await get(ownPath, { referer: SITE })).text());
+    const sent = await Promise.all([1, 2, 3, 4].map(() => post(ownPath, { token, [`quantity_${ownEvent.typeId}`]: '1' })));
+    expect(sent.map((response) => response.status)).toEqual([303, 303, 303, 303]);
+    expect(new Set(sent.map((response) => response.headers.get('location'))).size).toBe(1);
+    // And again later (a resent form): the same session.
+    const later = await post(ownPath, { token, [`quantity_${ownEvent.typeId}`]: '1' });
+    expect(later.headers.get('location')).toBe(sent[0]!.headers.get('location'));
+    expect(await sessionsOf(own.organisationId)).toEqual([{ status: 'open' }]);
+    expect(await backends.available(own, ownEvent.slug)).toBe(9);
   });
 
   it('shows bad choices as an alert on the page and holds and stores nothing', async () => {
@@ -187,6 +196,22 @@ describe('the embedded checkout', () => {
 
     expect(await sessionsOf(own.organisationId)).toEqual([]);
     expect(await backends.available(own, small.slug)).toBe(10);
+  });
+
+  it('refuses more than is left with the checkout’s own message, and a form of too many fields', async () => {
+    const own = newOrganisation();
+    const tiny = await backends.eventOnSale(own, 1, '25.00');
+    await client.addChannelOrigin({ origin: SITE }, own);
+    const tinyPath = `/embed/${own.organisationId}/events/${tiny.slug}`;
+    const token = tokenOf(await (await get(tinyPath, { referer: SITE })).text());
+    const short = await post(tinyPath, { token, [`quantity_${tiny.typeId}`]: '2' });
+    expect(short.status).toBe(422);
+    expect(await short.text()).toMatch(/role="alert"[^>]*>[^<]*(available|left|remain)/i);
+    expect(await sessionsOf(own.organisationId)).toEqual([]);
+    expect(await backends.available(own, tiny.slug)).toBe(1);
+
+    const fields = Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`quantity_${index + 1}`, '0']));
+    expect((await post(tinyPath, { token, ...fields })).status).toBe(413);
   });
 });
 

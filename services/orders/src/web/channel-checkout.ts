@@ -11,7 +11,7 @@ import { create } from '@bufbuild/protobuf';
 import express, { type Request, type Response } from 'express';
 import { ApiError, gen, type Logger, type RequestContext } from '@partner-api/shared';
 import type { ChannelOrigins } from '../domain/channel-origins';
-import type { CheckoutSessions } from '../domain/checkout-sessions';
+import type { CheckoutSessions, SessionInit } from '../domain/checkout-sessions';
 import { platformContext, type InventoryClient } from '../domain/fulfilment';
 import { embeddingOrigin, type ChannelTokens, type SalesChannel } from '../domain/sales-channels';
 import { chooserPage, type ChooserState, type TicketChoice } from './channel-pages';
@@ -74,6 +74,20 @@ const noSuchEvent = () => new PageRefused(404, 'Not found', 'There is no such ev
 
 export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router {
   const router = express.Router();
+
+  /**
+   * The same form sent again while its first sending is still holding (a
+   * double click) waits for that one instead of racing it for the same
+   * session: the API path relies on the gateway's idempotency for this.
+   */
+  const starting = new Map<string, Promise<SessionInit>>();
+  function startOnce(sessionId: string, start: () => Promise<SessionInit>): Promise<SessionInit> {
+    const running = starting.get(sessionId);
+    if (running) return running;
+    const started = start().finally(() => starting.delete(sessionId));
+    starting.set(sessionId, started);
+    return started;
+  }
 
   /** The organisation in the address, and its published event with the ticket types a customer may see. */
   async function eventPage(req: Request, requestId: string) {
@@ -153,14 +167,17 @@ export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router
       const ctx: RequestContext = page.ctx;
       let session;
       try {
-        session = await deps.sessions.create(
-          ctx,
-          create(gen.orders.CreateCheckoutSessionRequestSchema, {
-            eventIdOrSlug: page.eventId,
-            items: items.map((item) => ({ ticketTypeId: BigInt(item.ticketTypeId), quantity: item.quantity })),
-            sessionId: deps.tokens.sessionId(form.token!, items.map((item) => `${item.ticketTypeId}x${item.quantity}`).join(',')),
-          }),
-          { salesChannel: channel, origin },
+        const sessionId = deps.tokens.sessionId(form.token!, items.map((item) => `${item.ticketTypeId}x${item.quantity}`).join(','));
+        session = await startOnce(sessionId, () =>
+          deps.sessions.create(
+            ctx,
+            create(gen.orders.CreateCheckoutSessionRequestSchema, {
+              eventIdOrSlug: page.eventId,
+              items: items.map((item) => ({ ticketTypeId: BigInt(item.ticketTypeId), quantity: item.quantity })),
+              sessionId,
+            }),
+            { salesChannel: channel, origin },
+          ),
         );
       } catch (error) {
         if (error instanceof ApiError && error.httpStatus < 500) return again(error.httpStatus, error, items);
