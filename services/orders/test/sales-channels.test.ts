@@ -215,6 +215,29 @@ describe('the embedded checkout', () => {
   });
 });
 
+describe('a page left open too long', () => {
+  it('shows the choice again, framed by its site, with a fresh form; nothing held', async () => {
+    const quick = await backends.startOrders({ CHECKOUT_BASE_URL: 'https://tickets.example.net', CHANNEL_PAGE_SECONDS: '1' });
+    const quickBase = `http://127.0.0.1:${quick.running.checkoutPort}`;
+    const own = newOrganisation();
+    const event = await backends.eventOnSale(own, 10, '25.00');
+    await client.addChannelOrigin({ origin: SITE }, own);
+    const path = `${quickBase}/embed/${own.organisationId}/events/${event.slug}`;
+    const token = tokenOf(await (await fetch(path, { headers: { referer: SITE } })).text());
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const stale = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, [`quantity_${event.typeId}`]: '3' }).toString(), redirect: 'manual' });
+    expect(stale.status).toBe(400);
+    expect(frameAncestors(stale)).toBe(SITE);
+    const html = await stale.text();
+    expect(html).toMatch(/role="alert"[^>]*>This page had been open too long/);
+    expect(html).toContain(`name="quantity_${event.typeId}" min="0" max="10" step="1" inputmode="numeric" value="3"`);
+    expect(tokenOf(html)).not.toBe(token);
+    expect(await sessionsOf(own.organisationId)).toEqual([]);
+    expect(await backends.available(own, event.slug)).toBe(10);
+    quick.client.close();
+  });
+});
+
 describe('the storefront and web channels', () => {
   it.each([
     ['storefront', 'https://tickets.example.net'],

@@ -94,18 +94,22 @@ export class ChannelTokens {
     return `${payload}.${this.sign(payload)}`;
   }
 
-  /** The origin the token was issued for, when it is genuine, fresh and for this channel, organisation and event. */
-  verify(token: string | undefined, expected: Omit<ChannelClaim, 'origin'>): string | null {
-    const stale = () => new ApiError('parameter_invalid', 'This page has expired. Reload it and choose your tickets again.', 'token');
+  /**
+   * What a genuine token for this channel, organisation and event says: the
+   * origin it was issued for, and whether its time is up (its origin is
+   * still ours to trust, to show the page again where it was). Forged,
+   * malformed and foreign tokens are refused.
+   */
+  read(token: string | undefined, expected: Omit<ChannelClaim, 'origin'>): { origin: string | null; expired: boolean } {
+    const refused = () => new ApiError('parameter_invalid', 'This form was not made by this page. Reload the page and choose your tickets again.', 'token');
     const [payload, mac, extra] = (token ?? '').split('.');
-    if (!payload || !mac || extra !== undefined) throw stale();
+    if (!payload || !mac || extra !== undefined) throw refused();
     const wanted = Buffer.from(this.sign(payload));
     const given = Buffer.from(mac);
-    if (wanted.length !== given.length || !timingSafeEqual(wanted, given)) throw stale();
+    if (wanted.length !== given.length || !timingSafeEqual(wanted, given)) throw refused();
     const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as TokenBody;
-    if (body.salesChannel !== expected.salesChannel || body.organisationId !== expected.organisationId || body.eventId !== expected.eventId) throw stale();
-    if (body.expires * 1000 <= this.clock().getTime()) throw stale();
-    return body.origin;
+    if (body.salesChannel !== expected.salesChannel || body.organisationId !== expected.organisationId || body.eventId !== expected.eventId) throw refused();
+    return { origin: body.origin, expired: body.expires * 1000 <= this.clock().getTime() };
   }
 
   /**

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import express, { type Request, type Response } from 'express';
-import { ApiError, gen, type Logger, type RequestContext } from '@partner-api/shared';
+import { ApiError, gen } from '@partner-api/shared';
 import type { ChannelOrigins } from '../domain/channel-origins';
 import type { CheckoutSessions, SessionInit } from '../domain/checkout-sessions';
 import { platformContext, type InventoryClient } from '../domain/fulfilment';
@@ -28,7 +28,6 @@ export interface ChannelCheckoutDeps {
   tokens: ChannelTokens;
   /** The storefront's own site address: its orders' channel_origin. */
   storefrontOrigin: string;
-  logger: Logger;
 }
 
 /** Most tickets of one type a form may ask for; the ticket type's own maximum is checked by the checkout. */
@@ -136,26 +135,27 @@ export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router
       const page = await eventPage(req, requestId);
       const action = req.originalUrl.split('?')[0]!;
       const quantities = Object.fromEntries(Object.entries(form).filter(([name]) => name.startsWith('quantity_')).map(([name, value]) => [name.slice('quantity_'.length), value]));
-      const again = (status: number, error: ApiError, items: Array<{ ticketTypeId: string }> = []) => {
-        // A fresh token: the page shown again is a new form.
-        const token = deps.tokens.issue({ salesChannel: channel, organisationId: page.organisationId, eventId: page.eventId, origin });
-        const state: ChooserState = { quantities, error: error.message, errorTicketType: ticketTypeOfError(error.param, items) };
-        res.status(status).type('html').send(chooserPage(action, token, page.summary, page.types, state));
-      };
-
       // The site comes from the token the page was given, never from this request.
-      let origin: string | null;
+      let token: { origin: string | null; expired: boolean };
       try {
-        origin = deps.tokens.verify(form.token, { salesChannel: channel, organisationId: page.organisationId, eventId: page.eventId });
+        token = deps.tokens.read(form.token, { salesChannel: channel, organisationId: page.organisationId, eventId: page.eventId });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        throw new PageRefused(400, 'This page has expired', error.message);
+        throw new PageRefused(400, 'This form is not valid', error.message);
       }
+      const origin = token.origin;
       if (channel === 'embed') {
         // An operator may have removed the site since the page was shown.
         if (!origin || !(await deps.origins.allows(page.organisationId, origin))) throw new PageRefused(403, 'Checkout not available here', 'This site is no longer allowed to show this checkout.');
         allowFramingBy(res, origin);
       }
+      const again = (status: number, error: ApiError, items: Array<{ ticketTypeId: string }> = []) => {
+        // A fresh token: the page shown again is a new form.
+        const fresh = deps.tokens.issue({ salesChannel: channel, organisationId: page.organisationId, eventId: page.eventId, origin });
+        const state: ChooserState = { quantities, error: error.message, errorTicketType: ticketTypeOfError(error.param, items) };
+        res.status(status).type('html').send(chooserPage(action, fresh, page.summary, page.types, state));
+      };
+      if (token.expired) return again(400, new ApiError('parameter_invalid', 'This page had been open too long. Check your choice and continue again.', 'token'));
 
       let items: Array<{ ticketTypeId: string; quantity: number }>;
       try {
@@ -164,13 +164,12 @@ export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router
         if (!(error instanceof ApiError)) throw error;
         return again(400, error);
       }
-      const ctx: RequestContext = page.ctx;
       let session;
       try {
         const sessionId = deps.tokens.sessionId(form.token!, items.map((item) => `${item.ticketTypeId}x${item.quantity}`).join(','));
         session = await startOnce(sessionId, () =>
           deps.sessions.create(
-            ctx,
+            page.ctx,
             create(gen.orders.CreateCheckoutSessionRequestSchema, {
               eventIdOrSlug: page.eventId,
               items: items.map((item) => ({ ticketTypeId: BigInt(item.ticketTypeId), quantity: item.quantity })),

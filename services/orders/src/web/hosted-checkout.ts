@@ -38,7 +38,7 @@ function framedFor(res: Response, session: SessionRow): void {
   if (session.sales_channel === 'embed' && session.channel_origin) allowFramingBy(res, session.channel_origin);
 }
 
-export function hostedCheckoutApp(payments: CheckoutPayments, inventory: InventoryClient, channels: Omit<ChannelCheckoutDeps, 'inventory' | 'logger'>, logger: Logger): express.Express {
+export function hostedCheckoutApp(payments: CheckoutPayments, inventory: InventoryClient, channels: Omit<ChannelCheckoutDeps, 'inventory'>, logger: Logger): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -64,7 +64,7 @@ export function hostedCheckoutApp(payments: CheckoutPayments, inventory: Invento
   });
   // A channel page sends one quantity per ticket type.
   app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 }));
-  app.use(channelCheckoutRouter({ ...channels, inventory, logger }));
+  app.use(channelCheckoutRouter({ ...channels, inventory }));
 
   async function eventOf(session: SessionRow, requestId: string): Promise<EventSummary> {
     const event = await inventory.getEvent({ idOrSlug: session.event_id }, platformContext(session.organisation_id, requestId));
