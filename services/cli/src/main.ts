@@ -2,6 +2,7 @@
 /** partnerctl: what the dashboard and the platform team do, from a terminal. */
 import { Command } from 'commander';
 import { registerCatalog } from './commands/catalog';
+import { registerChannels } from './commands/channels';
 import { registerCoupons } from './commands/coupons';
 import { registerDemo } from './commands/demo';
 import { registerMigrate } from './commands/migrate';
@@ -16,6 +17,7 @@ registerOrganisations(program);
 registerDemo(program);
 registerCatalog(program);
 registerCoupons(program);
+registerChannels(program);
 registerTickets(program);
 registerOrders(program);
 registerWebhooks(program);

@@ -9,6 +9,10 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
     HTTP_PORT: portEnv(4100),
     /** Where customers pay: checkout_url is <base>/checkout/<session id>. */
     CHECKOUT_BASE_URL: z.string().url().default('http://127.0.0.1:4100'),
+    /** Signs the channel pages' forms (org, event, channel, embedding site); the same on every orders replica. */
+    CHANNEL_TOKEN_SECRET: z.string().min(32).default('local-development-channel-token-secret'),
+    /** How long a channel page's form may be sent after the page was shown. */
+    CHANNEL_PAGE_SECONDS: z.coerce.number().int().positive().default(7_200),
     /** How long a live session holds its tickets ("about 15 minutes"). */
     HOLD_SECONDS: z.coerce.number().int().positive().default(900),
     /** A pending session (its hold asked for, never finished) older than this has its hold released and is marked failed. */

@@ -3,6 +3,7 @@ import { createServiceClient, gen, ServiceRuntime, type Logger } from '@partner-
 import { SimulatedCardProcessor } from './adapters/simulated-card-processor';
 import { StripePaymentProvider } from './adapters/stripe-payment-provider';
 import type { OrdersConfig } from './config';
+import { ChannelOrigins } from './domain/channel-origins';
 import { CheckoutPayments } from './domain/checkout-payments';
 import { CheckoutSessions } from './domain/checkout-sessions';
 import { Coupons } from './domain/coupons';
@@ -10,7 +11,9 @@ import { OrderFulfilment } from './domain/fulfilment';
 import { Orders } from './domain/orders';
 import type { PaymentProvider } from './domain/payment-provider';
 import { Refunds } from './domain/refunds';
+import { ChannelTokens } from './domain/sales-channels';
 import { ordersHandlers } from './grpc/handlers';
+import { ChannelOriginRepository } from './storage/channel-origin-repository';
 import { CheckoutRepository } from './storage/checkout-repository';
 import { OrderRepository } from './storage/order-repository';
 import { RefundRepository } from './storage/refund-repository';
@@ -72,8 +75,11 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
   const orders = new Orders(ordersStore, tickets);
   const refunds = new Refunds(pool, ordersStore, new RefundRepository(pool), orders, tickets, inventory, provider, { recoveryDelayMs: config.REFUND_RECOVERY_DELAY_MS }, runtime.logger);
 
-  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory), refunds), config.GRPC_PORT);
-  const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(payments, inventory, runtime.logger), config.HTTP_PORT);
+  const origins = new ChannelOrigins(new ChannelOriginRepository(pool));
+  const channels = { sessions, origins, tokens: new ChannelTokens(config.CHANNEL_TOKEN_SECRET, config.CHANNEL_PAGE_SECONDS), storefrontOrigin: new URL(config.CHECKOUT_BASE_URL).origin };
+
+  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory), refunds, origins), config.GRPC_PORT);
+  const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(payments, inventory, channels, runtime.logger), config.HTTP_PORT);
   runtime.every('payment recovery', config.PAYMENT_RECOVERY_INTERVAL_MS, () => payments.recover());
   runtime.every('refund recovery', config.PAYMENT_RECOVERY_INTERVAL_MS, () => refunds.recover());
   runtime.every('pending session sweep', config.PENDING_SWEEP_INTERVAL_MS, () => sessions.sweepPending(config.PENDING_SESSION_SECONDS));

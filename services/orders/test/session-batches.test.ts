@@ -22,6 +22,7 @@ const opening = (id: string): Omit<SessionRow, 'status' | 'order_id' | 'paid_at'
   id, organisation_id: String(organisationId), event_id: '42', coupon_id: null, customer: { email: 'fan@example.com', first_name: null, last_name: null, phone: null },
   items: [{ ticket_type_id: '7', pool_id: '3', name: 'GA', quantity: 1, unit_price: '10.00', total: '10.00' }],
   subtotal_cents: '1000', total_fees_cents: '100', discount_cents: '0', total_cents: '1000', metadata: { order: 'x' }, expires_at: new Date(Date.now() + 900_000),
+  sales_channel: 'api', channel_origin: null,
 });
 
 it('claims the sessions of one tick in one statement', async () => {

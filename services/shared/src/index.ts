@@ -18,3 +18,4 @@ export { currentTraceCarrier, inStoredContext, type SpanOutcome, type TraceCarri
 export * from './redis';
 export * from './metrics';
 export * from './write-batches';
+export * from './name-based-uuid';

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { ApiError, formatCents, formatTimestamp, type gen, isDryRun, notFound, parseCents, ServiceUnanswered, type Logger, type RequestContext, type ServiceClient } from '@partner-api/shared';
 import type { CheckoutRepository, CouponRow, SessionRow } from '../storage/checkout-repository';
+import { API_CHANNEL, type ChannelOfSession } from './sales-channels';
 import { totalsFor, type CouponTerms } from './totals';
 
 type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
@@ -62,16 +63,18 @@ export class CheckoutSessions {
    * does not know of: a retry finishes the same session and hold, and the
    * sweeper releases what nobody finished. An inventory that is down or whose
    * answer is lost is `hold_failed` (a retry is safe); the session stays
-   * pending for the retry or the sweeper.
+   * pending for the retry or the sweeper. Every channel takes this one path
+   * (the same checks, limits and stock rules); `channel` is kept on the
+   * session and goes to its order.
    */
-  async create(ctx: RequestContext, request: CreateRequest): Promise<SessionInit> {
+  async create(ctx: RequestContext, request: CreateRequest, channel: ChannelOfSession = API_CHANNEL): Promise<SessionInit> {
     if (isDryRun(ctx)) return this.dryRun(ctx, request);
     const id = request.sessionId !== undefined && UUID.test(request.sessionId) ? request.sessionId.toLowerCase() : randomUUID();
     const claim = await this.repository.claimPending(id, ctx.organisationId);
     if (!claim) {
       // An earlier attempt finished it; its answer was lost on the way.
       const earlier = await this.repository.findSession(ctx.organisationId, id);
-      if (!earlier) throw new ApiError('parameter_invalid', 'This checkout session id is already used.', 'session_id');
+      if (!earlier || earlier.sales_channel !== channel.salesChannel) throw new ApiError('parameter_invalid', 'This checkout session id is already used.', 'session_id');
       return this.view(earlier);
     }
 
@@ -108,6 +111,7 @@ export class CheckoutSessions {
         id, organisation_id: String(ctx.organisationId), event_id: held.eventId.toString(), items, customer: customerRow(request), coupon_id: coupon?.id ?? null,
         subtotal_cents: String(totals.subtotal), total_fees_cents: String(totals.totalFees), discount_cents: String(totals.discount),
         total_cents: String(totals.total), metadata: request.metadata, expires_at: new Date(Date.parse(held.expiresAt!)),
+        sales_channel: channel.salesChannel, channel_origin: channel.origin,
       });
     } catch (error) {
       // Still pending: a retry finishes it, or the sweeper releases its hold.
@@ -147,7 +151,8 @@ export class CheckoutSessions {
     return this.view(
       { id: '', organisation_id: String(ctx.organisationId), event_id: held.eventId.toString(), status: 'open', items, customer: customerRow(request),
         subtotal_cents: String(totals.subtotal), total_fees_cents: String(totals.totalFees), discount_cents: '0', total_cents: String(totals.subtotal),
-        metadata: request.metadata, expires_at: new Date(0), order_id: null, coupon_id: null, paid_at: null, created_at: this.clock() },
+        metadata: request.metadata, expires_at: new Date(0), order_id: null, coupon_id: null, paid_at: null, created_at: this.clock(),
+        sales_channel: 'api', channel_origin: null },
       { dryRun: true, eventUrl: held.eventUrl },
     );
   }
@@ -186,9 +191,10 @@ export class CheckoutSessions {
     return { totals, items };
   }
 
+  /** Only API sessions are checkout session objects; the other channels' sessions are internal (D246). */
   async get(ctx: RequestContext, id: string): Promise<SessionInit> {
     const session = /^[0-9a-f-]{36}$/i.test(id) ? await this.repository.findSession(ctx.organisationId, id) : undefined;
-    if (!session) throw notFound('checkout session');
+    if (!session || session.sales_channel !== 'api') throw notFound('checkout session');
     return this.view(session);
   }
 

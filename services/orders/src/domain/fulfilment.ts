@@ -150,9 +150,10 @@ export class OrderFulfilment {
         discount_cents: current.discount_cents,
         total_cents: current.total_cents,
         payment_method: attempt.provider === 'free' ? 'free' : this.provider.paymentMethod,
-        checkout_session_id: current.id,
-        sales_channel: 'api',
-        channel_origin: null,
+        // Only an API session is a checkout session partners know of (D246).
+        checkout_session_id: current.sales_channel === 'api' ? current.id : null,
+        sales_channel: current.sales_channel,
+        channel_origin: current.channel_origin,
         metadata: current.metadata,
       });
       await this.sessions.markCompleted(client, current.id);

@@ -1,5 +1,6 @@
 /** gRPC handlers of the orders service. Methods not listed answer UNIMPLEMENTED. */
 import { ApiError, type gen, type ServiceHandlers } from '@partner-api/shared';
+import type { ChannelOrigins } from '../domain/channel-origins';
 import type { CheckoutSessions } from '../domain/checkout-sessions';
 import type { Coupons } from '../domain/coupons';
 import type { Orders } from '../domain/orders';
@@ -7,7 +8,7 @@ import type { Refunds } from '../domain/refunds';
 
 type OrdersMethods = (typeof gen.orders.OrdersService)['method'];
 
-export function ordersHandlers(sessions: CheckoutSessions, orders: Orders, coupons: Coupons, refunds: Refunds): Partial<ServiceHandlers<OrdersMethods>> {
+export function ordersHandlers(sessions: CheckoutSessions, orders: Orders, coupons: Coupons, refunds: Refunds, origins: ChannelOrigins): Partial<ServiceHandlers<OrdersMethods>> {
   return {
     createCheckoutSession: (request, ctx) => sessions.create(ctx, request),
     getCheckoutSession: (request, ctx) => sessions.get(ctx, request.id),
@@ -18,5 +19,8 @@ export function ordersHandlers(sessions: CheckoutSessions, orders: Orders, coupo
       if (!request.coupon) throw new ApiError('parameter_missing', 'coupon is required.', 'coupon');
       return coupons.upsert(ctx, request.coupon);
     },
+    addChannelOrigin: (request, ctx) => origins.add(ctx, request.origin),
+    removeChannelOrigin: (request, ctx) => origins.remove(ctx, request.origin),
+    listChannelOrigins: (_request, ctx) => origins.list(ctx),
   };
 }

@@ -38,6 +38,9 @@ export interface SessionRow {
   coupon_id: string | null;
   /** When a payment succeeded; the order may still be being completed. */
   paid_at: Date | null;
+  /** The channel the session was started from, carried into its order. */
+  sales_channel: 'api' | 'embed' | 'storefront' | 'web';
+  channel_origin: string | null;
   created_at: Date;
 }
 
@@ -121,15 +124,18 @@ export class CheckoutRepository {
       `UPDATE checkout_sessions s
           SET status = 'open', event_id = o.event_id, items = o.items, customer = o.customer, coupon_id = o.coupon_id,
               subtotal_cents = o.subtotal_cents, total_fees_cents = o.total_fees_cents, discount_cents = o.discount_cents,
-              total_cents = o.total_cents, metadata = o.metadata, expires_at = o.expires_at, created_at = now(), updated_at = now()
+              total_cents = o.total_cents, metadata = o.metadata, expires_at = o.expires_at, sales_channel = o.sales_channel,
+              channel_origin = o.channel_origin, created_at = now(), updated_at = now()
          FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::jsonb[], $5::jsonb[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[],
-                     $10::bigint[], $11::jsonb[], $12::timestamptz[])
-              AS o (id, organisation_id, event_id, items, customer, coupon_id, subtotal_cents, total_fees_cents, discount_cents, total_cents, metadata, expires_at)
+                     $10::bigint[], $11::jsonb[], $12::timestamptz[], $13::text[], $14::text[])
+              AS o (id, organisation_id, event_id, items, customer, coupon_id, subtotal_cents, total_fees_cents, discount_cents, total_cents, metadata, expires_at,
+                    sales_channel, channel_origin)
         WHERE s.id = o.id AND s.organisation_id = o.organisation_id AND s.status = 'pending'
         RETURNING s.*`,
       [
         column('id'), column('organisation_id'), column('event_id'), json(column('items')), json(column('customer')), column('coupon_id'),
         column('subtotal_cents'), column('total_fees_cents'), column('discount_cents'), column('total_cents'), json(column('metadata')), column('expires_at'),
+        column('sales_channel'), column('channel_origin'),
       ],
     );
     const opened = new Map(rows.map((row) => [row.id, row]));

@@ -11,6 +11,8 @@ import type { CheckoutPayments, PaymentForm } from '../domain/checkout-payments'
 import { platformContext, type InventoryClient } from '../domain/fulfilment';
 import type { PaymentMethodInput } from '../domain/payment-provider';
 import type { SessionRow } from '../storage/checkout-repository';
+import { channelCheckoutRouter, type ChannelCheckoutDeps } from './channel-checkout';
+import { allowFramingBy } from './framing';
 import { checkoutPage, completedPage, messagePage, processingPage, type EventSummary, type FormState } from './pages';
 
 type Form = Record<string, string | undefined>;
@@ -31,7 +33,12 @@ function cardFrom(form: Form): PaymentMethodInput | undefined {
   };
 }
 
-export function hostedCheckoutApp(payments: CheckoutPayments, inventory: InventoryClient, logger: Logger): express.Express {
+/** An embedded checkout's session pays inside the partner's frame: its site may frame these pages too. */
+function framedFor(res: Response, session: SessionRow): void {
+  if (session.sales_channel === 'embed' && session.channel_origin) allowFramingBy(res, session.channel_origin);
+}
+
+export function hostedCheckoutApp(payments: CheckoutPayments, inventory: InventoryClient, channels: Omit<ChannelCheckoutDeps, 'inventory'>, logger: Logger): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -55,7 +62,9 @@ export function hostedCheckoutApp(payments: CheckoutPayments, inventory: Invento
     res.set('Cache-Control', 'no-store');
     next();
   });
-  app.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
+  // A channel page sends one quantity per ticket type.
+  app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 }));
+  app.use(channelCheckoutRouter({ ...channels, inventory }));
 
   async function eventOf(session: SessionRow, requestId: string): Promise<EventSummary> {
     const event = await inventory.getEvent({ idOrSlug: session.event_id }, platformContext(session.organisation_id, requestId));
@@ -65,6 +74,7 @@ export function hostedCheckoutApp(payments: CheckoutPayments, inventory: Invento
   app.get('/checkout/:id', async (req, res) => {
     const requestId = randomUUID();
     const session = await payments.session(String(req.params.id));
+    framedFor(res, session);
     if (session.status !== 'completed' && session.paid_at) return void res.status(202).type('html').send(processingPage(session));
     const event = await eventOf(session, requestId);
     if (session.status === 'completed') return void res.type('html').send(completedPage(session, event));
@@ -84,9 +94,11 @@ export function hostedCheckoutApp(payments: CheckoutPayments, inventory: Invento
     } catch (error) {
       if (!(error instanceof ApiError) || !['parameter_missing', 'parameter_invalid'].includes(error.code)) throw error;
       const session = await payments.session(id);
+      framedFor(res, session);
       return void res.status(400).type('html').send(checkoutPage(session, await eventOf(session, requestId), { ...state, error: error.message, errorField: error.param ?? undefined, lapsed: payments.isLapsed(session) }));
     }
     const session = await payments.session(id);
+    framedFor(res, session);
     switch (result.kind) {
       case 'completed':
         return void res.redirect(303, `/checkout/${session.id}`);

@@ -17,6 +17,8 @@ const session = (overrides: Partial<SessionRow> = {}): SessionRow => ({
   order_id: null,
   coupon_id: null,
   paid_at: null,
+  sales_channel: 'api',
+  channel_origin: null,
   created_at: new Date('2026-11-22T10:00:00Z'),
   ...overrides,
 });

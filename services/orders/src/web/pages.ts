@@ -39,7 +39,7 @@ button{padding:.7rem;font-size:1rem;background:#0a58ca;color:#fff;border:0;borde
 
 const e = (value: string | null | undefined) => escapeHtml(value ?? '');
 
-function layout(title: string, body: string): string {
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${e(title)}</title><style>${STYLE}</style></head>

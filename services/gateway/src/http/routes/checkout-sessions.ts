@@ -1,6 +1,6 @@
 /** Checkout sessions, served by the orders service (which holds tickets through inventory). */
 import { createHash, randomUUID } from 'node:crypto';
-import { ApiError, gen, toApiJson } from '@partner-api/shared';
+import { ApiError, gen, nameBasedUuid, toApiJson } from '@partner-api/shared';
 import { canonicalJson } from '../middleware/idempotency';
 import { errorResponse, jsonResponse } from '../../openapi/registry';
 import { CheckoutSessionSchema } from '../../openapi/schemas';
@@ -59,11 +59,7 @@ export const CreateCheckoutSessionBody = z
  */
 export function checkoutSessionId(keyId: number, idempotencyKey: string | undefined, body: unknown): string {
   if (idempotencyKey === undefined) return randomUUID();
-  const bytes = createHash('sha256').update(`checkout_session\n${keyId}\n${idempotencyKey}\n${canonicalJson(body)}`).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return nameBasedUuid(createHash('sha256').update(`checkout_session\n${keyId}\n${idempotencyKey}\n${canonicalJson(body)}`).digest());
 }
 
 export const checkoutSessionOperations = [
