@@ -7,7 +7,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { API_ERRORS, API_VERSION } from '@partner-api/shared';
 import { ErrorEnvelopeSchema } from './schemas';
 import { OPERATION_TAGS } from './tags';
-import { type z } from './zod';
+import { WEBHOOK_EVENTS } from './webhook-events';
+import { z } from './zod';
 
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 
@@ -55,6 +56,7 @@ export function generateOpenApiDocument(serverUrl: string, routes: readonly Rout
   for (const route of routes) {
     registry.registerPath({ security: [{ [bearerAuth.name]: [] }], ...route, responses: { ...COMMON_ERRORS, ...route.responses } });
   }
+  registerWebhookEvents(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -67,4 +69,23 @@ export function generateOpenApiDocument(serverUrl: string, routes: readonly Rout
     servers: [{ url: serverUrl }],
     tags: Object.entries(OPERATION_TAGS).map(([name, description]) => ({ name, description })),
   });
+}
+
+/** Each event type as a webhook POST, and `WebhookEvent`: the union of their bodies by `type`. */
+function registerWebhookEvents(registry: OpenAPIRegistry) {
+  for (const { type, schema } of WEBHOOK_EVENTS) {
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      operationId: `receive_${type.replace('.', '_')}`,
+      summary: `The ${type} event, as delivered to a webhook endpoint.`,
+      description: 'Signed with `Service-Signature: t=<unix seconds>,v1=<hex>`; answer 2xx within 10 seconds.',
+      tags: ['Webhook events'],
+      request: { body: { content: { 'application/json': { schema } } } },
+      responses: { 200: { description: 'Any 2xx acknowledges the delivery.' } },
+    });
+  }
+  const [first, second, ...rest] = WEBHOOK_EVENTS.map(({ schema }) => schema);
+  if (!first || !second) throw new Error('the event catalogue has fewer than two types');
+  registry.register('WebhookEvent', z.discriminatedUnion('type', [first, second, ...rest]).openapi({ description: 'Any webhook event body; narrow by `type`.' }));
 }
