@@ -3,4 +3,4 @@ export { PartnerApiError, PartnerApiConnectionError, type ErrorCode, type ErrorT
 export { verifyWebhook, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type VerifyOptions, type WebhookVerificationFailure } from './verify-webhook';
 export type { WebhookEvent, WebhookEventOf, WebhookEventType } from './webhook-events';
 export type { RetryOptions } from './retry-policy';
-export type { components, paths, operations } from './gen/api';
+export type { components, paths, operations, webhooks } from './gen/api';

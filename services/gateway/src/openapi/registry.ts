@@ -7,8 +7,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { API_ERRORS, API_VERSION } from '@partner-api/shared';
 import { ErrorEnvelopeSchema } from './schemas';
 import { OPERATION_TAGS } from './tags';
-import { WEBHOOK_EVENTS } from './webhook-events';
-import { z } from './zod';
+import { DELIVERY_HEADERS, WEBHOOK_EVENTS } from './webhook-events';
+import { type z } from './zod';
 
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 
@@ -71,21 +71,25 @@ export function generateOpenApiDocument(serverUrl: string, routes: readonly Rout
   });
 }
 
-/** Each event type as a webhook POST, and `WebhookEvent`: the union of their bodies by `type`. */
+/** Each event type as a webhook POST: its body schema, the delivery headers and the signature that secures it. */
 function registerWebhookEvents(registry: OpenAPIRegistry) {
+  const signature = registry.registerComponent('securitySchemes', 'webhookSignature', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Service-Signature',
+    description: '`t=<unix seconds>,v1=<hex>`: HMAC-SHA256 keyed with the endpoint secret (`whsec_…`) over `<t>.<raw body>`; during a rotation two `v1` values.',
+  });
   for (const { type, schema } of WEBHOOK_EVENTS) {
     registry.registerWebhook({
       method: 'post',
       path: type,
       operationId: `receive_${type.replace('.', '_')}`,
       summary: `The ${type} event, as delivered to a webhook endpoint.`,
-      description: 'Signed with `Service-Signature: t=<unix seconds>,v1=<hex>`; answer 2xx within 10 seconds.',
+      description: 'Verify `Service-Signature` over the raw body; answer 2xx within 10 seconds.',
       tags: ['Webhook events'],
-      request: { body: { content: { 'application/json': { schema } } } },
+      security: [{ [signature.name]: [] }],
+      request: { headers: DELIVERY_HEADERS, body: { content: { 'application/json': { schema } } } },
       responses: { 200: { description: 'Any 2xx acknowledges the delivery.' } },
     });
   }
-  const [first, second, ...rest] = WEBHOOK_EVENTS.map(({ schema }) => schema);
-  if (!first || !second) throw new Error('the event catalogue has fewer than two types');
-  registry.register('WebhookEvent', z.discriminatedUnion('type', [first, second, ...rest]).openapi({ description: 'Any webhook event body; narrow by `type`.' }));
 }

@@ -1,7 +1,7 @@
 /**
  * The webhook events of the spec's event table as OpenAPI 3.1 `webhooks`,
- * one body schema per type, so generated clients get a union of event
- * bodies discriminated by `type` instead of writing them by hand.
+ * one body schema per type, so generated clients can type event bodies as
+ * a union discriminated by `type` instead of writing them by hand.
  */
 import { API_VERSION, EVENT_TYPES, type EventType } from '@partner-api/shared';
 import { EventSchema, OrderSchema, TicketSchema, TicketTypeSchema } from './schemas';
@@ -62,5 +62,12 @@ function eventBodySchema(type: EventType) {
     .openapi(componentName(type));
 }
 
-/** Every event body; the union partners narrow by `type`. */
+/** The headers every delivery carries besides the signature (the spec's delivery headers). */
+export const DELIVERY_HEADERS = z.object({
+  'Service-Event-Id': z.string().openapi({ description: 'The event id (`evt_…`); receivers deduplicate on it.' }),
+  'Service-Event-Type': z.string().openapi({ description: 'The event type.' }),
+  'Service-Delivery-Attempt': z.string().openapi({ description: '1 for the first try; counts up on retries and resends.' }),
+});
+
+/** Every event type with its body schema. */
 export const WEBHOOK_EVENTS = EVENT_TYPES.map((type) => ({ type, schema: eventBodySchema(type) }));
