@@ -1,30 +1,21 @@
 /**
  * The examples of services/client/README.md, run against the running stack:
  * every `ts` block, in order, as one script (imports at the top, the rest in
- * an async function), compiled with swc as Jest compiles tests. What they
- * print is checked, so an example that stops working fails here.
+ * an async function; the unit suite type-checks the same script), compiled
+ * with swc as Jest compiles tests. What they print is checked, so an example
+ * that stops working fails here.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { transformSync } from '@swc/core';
 import * as client from '@partner-api/client';
 import express from 'express';
+import { readmeBlocks, readmeScript } from '../services/client/src/readme-examples.fixtures';
 import { env } from './support/api';
 
-const README = join(__dirname, '..', 'services', 'client', 'README.md');
-
-/** The README's `ts` blocks as one CommonJS module whose default export runs them. */
-function readmeScript(): string {
-  const blocks = [...readFileSync(README, 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-  const source = blocks.join('\n');
-  const imports = source.split('\n').filter((line) => line.startsWith('import '));
-  const body = source.split('\n').filter((line) => !line.startsWith('import '));
-  const wrapped = `${imports.join('\n')}\nexport default async function run() {\n${body.join('\n')}\n}\n`;
-  return transformSync(wrapped, { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }).code;
-}
+/** The README's script as CommonJS, whose default export runs it. */
+const compiledReadme = () => transformSync(readmeScript(), { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }).code;
 
 it('runs every example of the client README against the stack', async () => {
-  expect(readFileSync(README, 'utf8').match(/^```ts$/gm)?.length).toBeGreaterThanOrEqual(4);
+  expect(readmeBlocks().length).toBeGreaterThanOrEqual(4);
   process.env.PARTNER_API_BASE_URL = env('BASE_URL');
   process.env.PARTNER_API_KEY = env('DEMO_LIVE_KEY');
   const printed: string[] = [];
@@ -36,7 +27,7 @@ it('runs every example of the client README against the stack', async () => {
       if (!(name in modules)) throw new Error(`the README imports ${name}, which this test does not provide`);
       return modules[name];
     };
-    new Function('exports', 'require', readmeScript())(exported, requireExample);
+    new Function('exports', 'require', compiledReadme())(exported, requireExample);
     await exported.default!();
   } finally {
     log.mockRestore();
