@@ -3,7 +3,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'services/shared/src/gen/**', '.data/**', 'coverage/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'services/shared/src/gen/**', 'services/client/src/gen/**', '.data/**', 'coverage/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,6 +5,7 @@ export { KeyAdmission } from './storage/key-admission';
 export { KeyRepository } from './storage/key-repository';
 export { SCOPES, hashSecret } from './domain/api-keys';
 export { generateOpenApiDocument } from './openapi/registry';
+export { partnerApiDocument } from './openapi/document';
 export { authenticate } from './http/middleware/authenticate';
 export { idempotency } from './http/middleware/idempotency';
 export { jsonBody } from './http/middleware/json-body';

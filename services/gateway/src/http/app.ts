@@ -9,7 +9,7 @@ import { KeyResolver } from '../domain/key-resolver';
 import { IdempotencyStore } from '../storage/idempotency-store';
 import { KeyAdmission } from '../storage/key-admission';
 import type { KeyRepository } from '../storage/key-repository';
-import { generateOpenApiDocument } from '../openapi/registry';
+import { partnerApiDocument } from '../openapi/document';
 import { errorHandler, routeNotFound } from './errors';
 import { authenticate } from './middleware/authenticate';
 import { browserGuard } from './middleware/browser-guard';
@@ -46,10 +46,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestLog(deps.logger));
   app.use(requestMetrics(deps.metrics, API_OPERATIONS));
 
-  const openApiDocument = generateOpenApiDocument(
-    deps.publicBaseUrl,
-    API_OPERATIONS.map((operation) => operation.route),
-  );
+  const openApiDocument = partnerApiDocument(deps.publicBaseUrl);
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });

@@ -7,6 +7,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { API_ERRORS, API_VERSION } from '@partner-api/shared';
 import { ErrorEnvelopeSchema } from './schemas';
 import { OPERATION_TAGS } from './tags';
+import { DELIVERY_HEADERS, WEBHOOK_EVENTS } from './webhook-events';
 import { type z } from './zod';
 
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
@@ -55,6 +56,7 @@ export function generateOpenApiDocument(serverUrl: string, routes: readonly Rout
   for (const route of routes) {
     registry.registerPath({ security: [{ [bearerAuth.name]: [] }], ...route, responses: { ...COMMON_ERRORS, ...route.responses } });
   }
+  registerWebhookEvents(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -67,4 +69,27 @@ export function generateOpenApiDocument(serverUrl: string, routes: readonly Rout
     servers: [{ url: serverUrl }],
     tags: Object.entries(OPERATION_TAGS).map(([name, description]) => ({ name, description })),
   });
+}
+
+/** Each event type as a webhook POST: its body schema, the delivery headers and the signature that secures it. */
+function registerWebhookEvents(registry: OpenAPIRegistry) {
+  const signature = registry.registerComponent('securitySchemes', 'webhookSignature', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Service-Signature',
+    description: '`t=<unix seconds>,v1=<hex>`: HMAC-SHA256 keyed with the endpoint secret (`whsec_…`) over `<t>.<raw body>`; during a rotation two `v1` values.',
+  });
+  for (const { type, schema } of WEBHOOK_EVENTS) {
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      operationId: `receive_${type.replace('.', '_')}`,
+      summary: `The ${type} event, as delivered to a webhook endpoint.`,
+      description: 'Verify `Service-Signature` over the raw body; answer 2xx within 10 seconds.',
+      tags: ['Webhook events'],
+      security: [{ [signature.name]: [] }],
+      request: { headers: DELIVERY_HEADERS, body: { content: { 'application/json': { schema } } } },
+      responses: { 200: { description: 'Any 2xx acknowledges the delivery.' } },
+    });
+  }
 }

@@ -10,6 +10,7 @@ export const OPERATION_TAGS = {
   'Attendees and check-ins': "An event's attendee list and door scans.",
   'Comp tickets': 'Complimentary tickets for a guest list.',
   'Webhook endpoints': 'Receivers of signed event deliveries, and test sends.',
+  'Webhook events': 'What each event type delivers to a webhook endpoint.',
 } as const;
 
 export type OperationTag = keyof typeof OPERATION_TAGS;
