@@ -6,7 +6,7 @@
  * when saved and, for one that got into the table anyway, when delivering,
  * before any connection is made.
  */
-import { ApiError } from '@partner-api/shared';
+import type { ApiError } from '@partner-api/shared';
 import { verifySignature } from '../src';
 import { eventBody, eventProducer, liveContext, Receiver, scratchDatabase, startService, refusal, testContext, waitFor, type ServiceUnderTest } from './support';
 
