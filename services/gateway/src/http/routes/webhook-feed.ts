@@ -67,8 +67,6 @@ export const webhookFeedOperations = [
       400: errorResponse('Bad since (not a time, or an event id not among the last 30 days of events), type, limit or cursor.'),
     },
     filters: ({ query }) => ({ since: query.since, type: query.type }),
-    fetch: () => Promise.reject(new Error('the feed is served as JSON text')),
-    toJson: (item) => item,
     fetchJson: ({ query, ctx, deps }, page) => deps.clients.webhooks.listEvents({ since: query.since, type: query.type, page }, ctx),
   }),
   defineOperation({
