@@ -17,6 +17,7 @@ import pytest
 
 from partner_api_client import AuthenticatedClient
 from partner_api_client.api.api_keys import retrieve_api_key_info
+from partner_api_client.api.beta import list_webhook_deliveries, list_webhook_events, replay_webhook_endpoint
 from partner_api_client.api.attendees_and_check_ins import create_check_in, list_attendees
 from partner_api_client.api.catalog import list_events, list_ticket_types, list_venues, retrieve_event, retrieve_venue
 from partner_api_client.api.checkout_sessions import create_checkout_session, retrieve_checkout_session
@@ -45,6 +46,7 @@ from partner_api_client.models import (
     Event,
     EventList,
     OrderList,
+    ReplayWebhookEndpoint,
     SendTestWebhookEvent,
     Ticket,
     TicketTypeList,
@@ -52,8 +54,11 @@ from partner_api_client.models import (
     Venue,
     VenueList,
     WebhookDelivery,
+    WebhookDeliveryList,
     WebhookEndpoint,
     WebhookEndpointList,
+    WebhookEventList,
+    WebhookReplay,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,3 +154,17 @@ def test_webhook_endpoints(world):
     assert isinstance(delivery, WebhookDelivery) and delivery.status == "succeeded"
     assert delete_webhook_endpoint.sync_detailed(str(endpoint.id), client=client).status_code == 204
     assert retrieve_webhook_endpoint.sync_detailed(str(endpoint.id), client=client).status_code == 404
+
+
+def test_webhook_feed_replay_and_deliveries(world):
+    client = world["client"]
+    events = list_webhook_events.sync(client=client, limit=5)
+    assert isinstance(events, WebhookEventList) and isinstance(events.data, list)
+    endpoint = create_webhook_endpoint.sync(client=client, body=CreateWebhookEndpoint(url=world["receiver"]))
+    replay = replay_webhook_endpoint.sync(str(endpoint.id), client=client, body=ReplayWebhookEndpoint(since="2026-01-01T00:00:00Z"))
+    assert isinstance(replay, WebhookReplay) and replay.endpoint_id == endpoint.id and replay.queued >= 0
+    deliveries = list_webhook_deliveries.sync(str(endpoint.id), client=client, status="failed")
+    assert isinstance(deliveries, WebhookDeliveryList) and deliveries.data == []
+    missing = list_webhook_deliveries.sync_detailed("999999999", client=client)
+    assert missing.status_code == 404 and isinstance(missing.parsed, Error)
+    assert delete_webhook_endpoint.sync_detailed(str(endpoint.id), client=client).status_code == 204

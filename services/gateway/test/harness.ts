@@ -14,13 +14,17 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-/** `scopes`: what the harness's key may do (events:read unless a test needs more). */
-export async function startHarness(scopes: string[] = ['events:read']): Promise<Harness> {
+/**
+ * `scopes`: what the harness's key may do (events:read unless a test needs
+ * more). `gatewayEnv`: settings of the gateway's own, such as the address of
+ * another service a test started.
+ */
+export async function startHarness(scopes: string[] = ['events:read'], gatewayEnv: Record<string, string> = {}): Promise<Harness> {
   const logger = createLogger('harness', 'silent');
   const env = { ...process.env, GRPC_PORT: '0', OPS_PORT: '0', HTTP_PORT: '0' };
   const inventory: ServiceRuntime = await startInventory(loadInventoryConfig(env), logger);
   const gateway = await startGateway(
-    loadGatewayConfig({ ...env, INVENTORY_GRPC_ADDR: `127.0.0.1:${inventory.grpcPort}` }),
+    loadGatewayConfig({ ...env, INVENTORY_GRPC_ADDR: `127.0.0.1:${inventory.grpcPort}`, ...gatewayEnv }),
     logger,
   );
 

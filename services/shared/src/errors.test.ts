@@ -35,9 +35,10 @@ describe('the error table', () => {
     expect(error.type).toBe(type);
   });
 
-  it('has no codes beyond the spec except the generic internal_error', () => {
+  it('has no codes beyond the spec except the generic internal_error and the beta replay’s endpoint_disabled', () => {
     const extra = Object.keys(API_ERRORS).filter((code) => !SPEC_ERROR_TABLE.some(([spec]) => spec === code));
-    expect(extra).toEqual(['internal_error']);
+    expect(extra).toEqual(['endpoint_disabled', 'internal_error']);
+    expect(new ApiError('endpoint_disabled', 'paused')).toMatchObject({ httpStatus: 409, type: 'conflict_error' });
   });
 
   it('lets a code carry a different status where the spec says so (422 parameter_invalid)', () => {

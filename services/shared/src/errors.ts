@@ -42,6 +42,8 @@ export const API_ERRORS = {
   idempotency_key_reused: row(422, 'invalid_request_error'),
   idempotency_request_in_progress: row(409, 'conflict_error'),
   ticket_wrong_event: row(409, 'conflict_error'),
+  // Beta: a replay asked of a paused or disabled webhook endpoint (D283).
+  endpoint_disabled: row(409, 'conflict_error'),
   rate_limited: row(429, 'rate_limit_error'),
   hold_failed: row(500, 'api_error'),
   test_event_failed: row(500, 'api_error'),

@@ -40,6 +40,10 @@ export const webhooksEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.webhooks, ops
    * and off in every deployed environment.
    */
   WEBHOOK_ALLOW_LOOPBACK_RECEIVERS: booleanFromEnv.default(false),
+  /** How often each process deletes events (and finished deliveries and replays) older than the feed's 30 days. */
+  EVENT_RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /** At most this many events (and as many deliveries and replays) deleted per tick. */
+  EVENT_RETENTION_BATCH: z.coerce.number().int().positive().max(100_000).default(1_000),
 });
 
 export type WebhooksConfig = z.infer<typeof webhooksEnv>;

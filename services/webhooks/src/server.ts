@@ -4,13 +4,18 @@ import { DeliveryMetrics } from './adapters/delivery-metrics';
 import { ReceiverClient } from './adapters/receiver-client';
 import type { WebhooksConfig } from './config';
 import { Deliveries } from './domain/deliveries';
+import { DeliveryLog } from './domain/delivery-log';
 import { WEBHOOK_USER_AGENT } from './domain/delivery-request';
 import { WebhookEndpoints } from './domain/endpoints';
+import { EVENT_RETENTION_MS, EventFeed } from './domain/event-feed';
+import { Replays } from './domain/replays';
 import { ReceiverPolicy } from './domain/receiver-policy';
 import { TestEvents } from './domain/test-events';
 import { webhooksHandlers } from './grpc/handlers';
 import { DeliveryRepository } from './storage/delivery-repository';
 import { EndpointRepository } from './storage/endpoint-repository';
+import { EventFeedRepository } from './storage/event-feed-repository';
+import { ReplayRepository } from './storage/replay-repository';
 
 export const SCHEMA = 'webhooks';
 
@@ -34,7 +39,11 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
     { concurrency: config.WEBHOOK_CONCURRENCY, leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000, observer: new DeliveryMetrics(runtime.metrics) },
     runtime.logger,
   );
-  await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers)), config.GRPC_PORT);
+  const eventFeed = new EventFeedRepository(pool);
+  const feed = { feed: new EventFeed(eventFeed), replays: new Replays(pool, endpoints, new ReplayRepository()), deliveryLog: new DeliveryLog(endpoints, deliveryRepository) };
+  await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers), feed), config.GRPC_PORT);
+  // Retention: a bounded batch per tick, so pruning never holds the tables for long (D280).
+  runtime.every('event retention', config.EVENT_RETENTION_INTERVAL_MS, () => eventFeed.prune(new Date(Date.now() - EVENT_RETENTION_MS), config.EVENT_RETENTION_BATCH));
   const sender = runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
   await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, async (messages) => {
     // What this process just scheduled is sent now rather than at the next poll.

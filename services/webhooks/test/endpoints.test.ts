@@ -6,9 +6,9 @@
  * when saved and, for one that got into the table anyway, when delivering,
  * before any connection is made.
  */
-import { ApiError } from '@partner-api/shared';
+import type { ApiError } from '@partner-api/shared';
 import { verifySignature } from '../src';
-import { eventBody, eventProducer, liveContext, Receiver, scratchDatabase, startService, testContext, waitFor, type ServiceUnderTest } from './support';
+import { eventBody, eventProducer, liveContext, Receiver, scratchDatabase, startService, refusal, testContext, waitFor, type ServiceUnderTest } from './support';
 
 const organisationId = 820_000 + Math.floor(Math.random() * 9_999);
 const live = liveContext(organisationId);
@@ -40,17 +40,6 @@ afterEach(async () => {
   receiver.answer = () => 200;
   await database.pool.query('DELETE FROM endpoints');
 });
-
-/** The ApiError a call fails with, as code and param. */
-async function refusal(call: Promise<unknown>): Promise<{ code: string; param: string | null; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof ApiError) return { code: error.code, param: error.param, message: error.message };
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('creating and reading endpoints', () => {
   it('returns the secret once, then only its hint', async () => {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { Pool } from 'pg';
-import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceClient, type ServiceRuntime } from '@partner-api/shared';
+import { ApiError, createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceClient, type ServiceRuntime } from '@partner-api/shared';
 import { databaseUrl, kafkaBrokers } from '../../shared/test/support';
 import { loadWebhooksConfig, startWebhooks } from '../src';
 
@@ -145,17 +145,28 @@ export async function eventProducer(): Promise<{ send: (topic: string, bodies: s
 }
 
 /** A domain event body as the services write it to their outboxes. */
-export function eventBody(organisationId: number, type = 'order.completed', livemode = true): { id: string; body: string } {
+export function eventBody(organisationId: number, type = 'order.completed', livemode = true, created = Math.floor(Date.now() / 1000)): { id: string; body: string } {
   const id = `evt_${randomBase62(24)}`;
   const body = JSON.stringify({
     id,
     object: 'event',
     type,
     api_version: '2026-10-18',
-    created: Math.floor(Date.now() / 1000),
+    created,
     livemode,
     organisation_id: organisationId,
     data: { object: { object: 'order', id: '00000000-0000-4000-8000-000000000042' } },
   });
   return { id, body };
+}
+
+/** The API error a call failed with (it must fail). */
+export async function refusal(call: Promise<unknown>): Promise<{ code: string; param: string | null; message: string }> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof ApiError) return { code: error.code, param: error.param, message: error.message };
+    throw error;
+  }
+  throw new Error('expected the call to fail');
 }

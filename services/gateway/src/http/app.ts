@@ -8,6 +8,7 @@ import type { Logger, RedisClient, Registry } from '@partner-api/shared';
 import { KeyResolver } from '../domain/key-resolver';
 import { IdempotencyStore } from '../storage/idempotency-store';
 import { KeyAdmission } from '../storage/key-admission';
+import { OperationLimits } from '../storage/operation-limits';
 import type { KeyRepository } from '../storage/key-repository';
 import { partnerApiDocument } from '../openapi/document';
 import { errorHandler, routeNotFound } from './errors';
@@ -57,7 +58,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(jsonBody);
   app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger));
 
-  mountOperations(app, API_OPERATIONS, { clients: deps.clients, sealer: new CursorSealer(deps.cursorSecret) });
+  mountOperations(app, API_OPERATIONS, { clients: deps.clients, sealer: new CursorSealer(deps.cursorSecret), limits: new OperationLimits(deps.redis) });
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger, API_OPERATIONS));

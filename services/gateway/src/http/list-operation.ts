@@ -16,9 +16,15 @@ type PagedQuery = z.ZodObject<(typeof PaginationQuery)['shape']>;
 /** Every item in one page: `has_more` false, `next_cursor` null. */
 export const singlePage = (data: unknown[]) => ({ object: 'list' as const, data, has_more: false, next_cursor: null });
 
-export interface ListSpec<Q extends PagedQuery, Item> extends Omit<OperationSpec<Q, undefined>, 'method' | 'body' | 'handler'> {
+interface ListBase<Q extends PagedQuery> extends Omit<OperationSpec<Q, undefined>, 'method' | 'body' | 'handler'> {
   /** The filters a cursor is bound to: a cursor from other filters is refused. */
   filters(input: OperationInput<z.output<Q>, undefined>): Record<string, unknown>;
+}
+
+type FetchJson<Q extends PagedQuery> = (input: OperationInput<z.output<Q>, undefined>, page: PageRequest) => Promise<{ dataJson: Uint8Array; pageInfo?: PageInfo | undefined }>;
+
+/** A list whose service answers with messages, each turned into JSON here. */
+interface TypedListSpec<Q extends PagedQuery, Item> extends ListBase<Q> {
   /** One page from the owning service. */
   fetch(input: OperationInput<z.output<Q>, undefined>, page: PageRequest): Promise<{ data: Item[]; pageInfo?: PageInfo | undefined }>;
   toJson(item: Item): unknown;
@@ -27,12 +33,20 @@ export interface ListSpec<Q extends PagedQuery, Item> extends Omit<OperationSpec
    * (GET /events: kept pages rendered once, availability filled in live):
    * used instead of `fetch` and `toJson`, and must give the same JSON.
    */
-  fetchJson?(input: OperationInput<z.output<Q>, undefined>, page: PageRequest): Promise<{ dataJson: Uint8Array; pageInfo?: PageInfo | undefined }>;
+  fetchJson?: FetchJson<Q>;
 }
 
+/** A list whose service answers only with JSON text (the event feed: bodies stored as JSON). */
+interface RenderedListSpec<Q extends PagedQuery> extends ListBase<Q> {
+  fetchJson: FetchJson<Q>;
+}
+
+export type ListSpec<Q extends PagedQuery, Item> = TypedListSpec<Q, Item> | RenderedListSpec<Q>;
+
 export function defineListOperation<Q extends PagedQuery, Item>(spec: ListSpec<Q, Item>): Operation {
-  const { filters, fetch, toJson, fetchJson, ...operation } = spec;
+  const { filters, fetchJson, ...operation } = spec;
   return defineOperation<Q, undefined>({
+    // `fetch` and `toJson` ride along unread: the handler below uses them.
     ...operation,
     method: 'get',
     async handler(generic) {
@@ -43,8 +57,9 @@ export function defineListOperation<Q extends PagedQuery, Item>(spec: ListSpec<Q
         const rendered = await fetchJson(input, page);
         return { status: 200, jsonText: pager.envelopeJson(rendered.dataJson, rendered.pageInfo) };
       }
-      const result = await fetch(input, page);
-      return ok(pager.envelope(result.data.map(toJson), result.pageInfo));
+      const typed = spec as TypedListSpec<Q, Item>;
+      const result = await typed.fetch(input, page);
+      return ok(pager.envelope(result.data.map((item) => typed.toJson(item)), result.pageInfo));
     },
   });
 }

@@ -10,6 +10,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError, type RequestContext } from '@partner-api/shared';
 import type { Scope, StoredKey } from '../domain/api-keys';
+import type { OperationLimits } from '../storage/operation-limits';
 import type { OperationTag } from '../openapi/tags';
 import { z } from '../openapi/zod';
 import { callerContext } from './middleware/authenticate';
@@ -19,10 +20,11 @@ import type { PathId } from './path-ids';
 import type { ServiceClients } from './service-clients';
 import { validate, type ValidateOptions } from './validation';
 
-/** What handlers may use besides their input: the downstream services and the cursor sealer. */
+/** What handlers may use besides their input: the downstream services, the cursor sealer and the per-organisation operation limits. */
 export interface OperationDeps {
   clients: ServiceClients;
   sealer: CursorSealer;
+  limits: OperationLimits;
 }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -72,6 +74,12 @@ export interface OperationSpec<Q extends z.ZodObject | undefined, B extends z.Zo
    * own Redis included): the spec's `hold_failed` for checkouts.
    */
   failure?: ApiError;
+  /**
+   * Calls per 60-second window for the whole organisation, counted after
+   * the input is valid and before the handler runs (replays). The answer
+   * carries this limit's RateLimit-* headers instead of the key's.
+   */
+  organisationRateLimit?: number;
   responses: RouteConfig['responses'];
   handler: (input: OperationInput<Infer<Q>, Infer<B>>) => Promise<Reply> | Reply;
 }
@@ -136,6 +144,18 @@ function send(res: Response, reply: Reply): void {
   else res.status(reply.status).json(reply.json);
 }
 
+/** The organisation's count for a limited operation; over the limit, the spec's 429 with Retry-After. */
+async function admitOperation(res: Response, limits: OperationLimits, organisationId: number, operationId: string, limit: number): Promise<void> {
+  const verdict = await limits.count(organisationId, operationId);
+  res.setHeader('RateLimit-Limit', String(limit));
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - verdict.count)));
+  res.setHeader('RateLimit-Reset', String(verdict.resetSeconds));
+  if (verdict.count > limit) {
+    res.setHeader('Retry-After', String(verdict.resetSeconds));
+    throw new ApiError('rate_limited', `Too many requests: ${operationId} allows ${limit} per minute for the organisation. Retry after ${verdict.resetSeconds} seconds.`);
+  }
+}
+
 export function defineOperation<Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
   spec: OperationSpec<Q, B>,
 ): Operation {
@@ -154,6 +174,7 @@ export function defineOperation<Q extends z.ZodObject | undefined = undefined, B
         const id = spec.id ? spec.id.parse(req.params.id) : '';
         const query = (spec.query ? validate(spec.query, storableQuery(req.query)) : undefined) as Infer<Q>;
         const body = (spec.body ? validate(spec.body, req.body ?? {}, spec.bodyOptions) : undefined) as Infer<B>;
+        if (spec.organisationRateLimit !== undefined) await admitOperation(res, deps.limits, key.organisationId, spec.operationId, spec.organisationRateLimit);
         send(res, await spec.handler({ id, query, body, ctx: callerContext(res), key, req, deps }));
       };
     },

@@ -278,12 +278,44 @@ export const WebhookDeliverySchema = z
     event_id: z.string().openapi({ description: 'The webhook event id (`evt_…`), also sent as `Service-Event-Id`.', example: 'evt_test_9fJ2kLmQ4rT7vX1zB3nD' }),
     event_type: z.string().openapi({ example: 'order.completed' }),
     attempt: z.number().int().openapi({ description: '1 for a test event.' }),
-    status: z.string().openapi({ description: '`succeeded` for a test event that was delivered; more values may appear.', example: 'succeeded' }),
+    status: z.string().openapi({
+      description: '`succeeded` for a test event that was delivered. The delivery log (beta) also shows `pending` (scheduled or being sent), `failed` and `cancelled`; more values may appear.',
+      example: 'succeeded',
+    }),
     response_status: z.number().int().nullable().openapi({ description: 'HTTP status the receiver returned.' }),
     duration_ms: z.number().int(),
     error: z.string().nullable(),
+    failure_reason: z
+      .enum(['timeout', 'connection_refused', 'connection_error', 'tls', 'address_refused', 'status_3xx', 'status_4xx', 'status_5xx'])
+      .nullable()
+      .openapi({ description: 'Why a failed attempt failed (beta); null unless `status` is `failed`. More values may appear.', example: 'timeout' }),
+    replay_id: z.number().int().nullable().openapi({ description: 'The replay that queued this attempt (beta), or null.' }),
     manual: z.boolean().openapi({ description: 'True for test sends.' }),
     next_retry_at: timestamp.nullable().openapi({ description: 'Null for test events: they are never retried.' }),
     created_at: timestamp,
   })
   .openapi('WebhookDelivery');
+
+export const WebhookEventSchema = z
+  .object({
+    id: z.string().openapi({ example: 'evt_4fJ2kLmQ4rT7vX1zB3nD9pQs' }),
+    object: z.literal('event'),
+    type: z.string().openapi({ example: 'order.completed' }),
+    api_version: z.string().openapi({ example: '2026-10-18' }),
+    created: z.number().int().openapi({ description: 'Unix seconds when the event happened.', example: 1795597639 }),
+    livemode: z.boolean(),
+    organisation_id: z.number().int(),
+    data: z.record(z.string(), z.unknown()).openapi({ description: '`object` holds the affected object as the API shows it, plus the extra keys of the event type.' }),
+  })
+  .openapi('WebhookEvent', { description: 'A webhook event exactly as its deliveries send it (beta).' });
+
+export const WebhookReplaySchema = z
+  .object({
+    object: z.literal('webhook_replay'),
+    id: z.number().int(),
+    endpoint_id: z.number().int(),
+    since: timestamp.openapi({ description: 'Events created at or after this were considered (never more than 30 days back).' }),
+    queued: z.number().int().openapi({ description: 'Missed events queued for delivery by this replay.', example: 4 }),
+    created_at: timestamp,
+  })
+  .openapi('WebhookReplay', { description: 'A request to re-send what an endpoint missed (beta).' });

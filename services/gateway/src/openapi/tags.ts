@@ -11,6 +11,7 @@ export const OPERATION_TAGS = {
   'Comp tickets': 'Complimentary tickets for a guest list.',
   'Webhook endpoints': 'Receivers of signed event deliveries, and test sends.',
   'Webhook events': 'What each event type delivers to a webhook endpoint.',
+  beta: 'Additive and still open to change: the event feed of the last 30 days, replaying what an endpoint missed, and its delivery log.',
 } as const;
 
 export type OperationTag = keyof typeof OPERATION_TAGS;

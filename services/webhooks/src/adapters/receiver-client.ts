@@ -4,9 +4,11 @@
  * IP-literal hosts checked before the request, no redirects (undici follows
  * none unless asked), and one deadline for connecting, headers and body.
  * Any 2xx is a success; anything else, a timeout or a network error is a
- * failure described in a short message for the delivery record.
+ * failure described in a short message and classified by its reason
+ * (`failure-reasons.ts`) for the delivery log.
  */
 import { Agent, request } from 'undici';
+import { failureReasonForError, failureReasonForStatus, type FailureReason } from '../domain/failure-reasons';
 import { ReceiverRefused, type ReceiverPolicy } from '../domain/receiver-policy';
 
 export interface ReceiverResponse {
@@ -14,6 +16,8 @@ export interface ReceiverResponse {
   readonly responseStatus: number | null;
   readonly durationMs: number;
   readonly error: string | null;
+  /** Null for a success. */
+  readonly failureReason: FailureReason | null;
 }
 
 /** What is read of a receiver's answer before it is dropped: deliveries keep only the status. */
@@ -53,9 +57,9 @@ export class ReceiverClient {
       await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
       const ok = response.statusCode >= 200 && response.statusCode < 300;
       const error = ok ? null : response.statusCode >= 300 && response.statusCode < 400 ? `answered ${response.statusCode}; redirects are not followed` : `answered ${response.statusCode}`;
-      return { ok, responseStatus: response.statusCode, durationMs: elapsed(), error };
+      return { ok, responseStatus: response.statusCode, durationMs: elapsed(), error, failureReason: failureReasonForStatus(response.statusCode) };
     } catch (error) {
-      return { ok: false, responseStatus: null, durationMs: elapsed(), error: this.describe(error) };
+      return { ok: false, responseStatus: null, durationMs: elapsed(), error: this.describe(error), failureReason: failureReasonForError(error) };
     }
   }
 

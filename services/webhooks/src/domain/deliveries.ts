@@ -53,10 +53,12 @@ export function parseReceivedEvent(payload: string, traceContext: TraceCarrier =
   }
   const event = body as Record<string, unknown> | null;
   if (!event || typeof event !== 'object') return null;
-  const { id, type, organisation_id: organisationId, livemode } = event;
+  const { id, type, organisation_id: organisationId, livemode, created } = event;
   if (typeof id !== 'string' || !id.startsWith('evt_') || typeof type !== 'string' || typeof livemode !== 'boolean') return null;
   if (typeof organisationId !== 'number' || !Number.isSafeInteger(organisationId)) return null;
-  return { id, type, organisationId, livemode, payload, traceContext };
+  // The feed's 30 days count from `created`; a body without one counts from now.
+  const createdAt = typeof created === 'number' && Number.isSafeInteger(created) && created > 0 ? new Date(created * 1000) : new Date();
+  return { id, type, organisationId, livemode, createdAt, payload, traceContext };
 }
 
 export class Deliveries {
@@ -144,7 +146,8 @@ export class Deliveries {
         await this.deliveries.cancelScheduled(client, delivery.endpoint_id);
         return { reason, organisationId: endpoint!.organisation_id };
       }
-      const next = nextAttemptAt(this.schedule, delivery.attempt, this.clock());
+      // A replay's round gets the whole schedule anew, counted from its own first attempt.
+      const next = nextAttemptAt(this.schedule, delivery.attempt - delivery.first_attempt + 1, this.clock());
       if (next) await this.deliveries.scheduleRetry(client, delivery, next);
       return null;
     });

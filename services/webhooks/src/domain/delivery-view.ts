@@ -1,4 +1,7 @@
-/** A delivery attempt as the API's webhook_delivery object. */
+/**
+ * A delivery attempt as the API's webhook_delivery object. The log shows
+ * attempts scheduled or being sent as `pending` (D285).
+ */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { formatOptionalTimestamp, formatTimestamp, type gen } from '@partner-api/shared';
 import type { DeliveryRow } from '../storage/delivery-repository';
@@ -14,10 +17,12 @@ export function deliveryView(row: DeliveryRow, endpointUrl: string): DeliveryIni
     eventId: row.event_id,
     eventType: row.event_type,
     attempt: row.attempt,
-    status: row.status,
+    status: row.status === 'scheduled' || row.status === 'sending' ? 'pending' : row.status,
     responseStatus: row.response_status ?? undefined,
     durationMs: row.duration_ms,
     error: row.error ?? undefined,
+    failureReason: row.failure_reason ?? undefined,
+    replayId: row.replay_id === null ? undefined : BigInt(row.replay_id),
     manual: row.manual,
     nextRetryAt: formatOptionalTimestamp(row.next_retry_at),
     createdAt: formatTimestamp(row.created_at),

@@ -1,5 +1,6 @@
 /** Received events and delivery attempts in the webhooks schema. */
 import type { Pool, PoolClient, TraceCarrier } from '@partner-api/shared';
+import type { FailureReason } from '../domain/failure-reasons';
 
 export type DeliveryStatus = 'scheduled' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -15,6 +16,8 @@ export interface DeliveryRow {
   response_status: number | null;
   duration_ms: number;
   error: string | null;
+  failure_reason: FailureReason | null;
+  replay_id: string | null;
   next_retry_at: Date | null;
   created_at: Date;
 }
@@ -26,6 +29,9 @@ export interface ClaimedDelivery {
   event_id: string;
   event_type: string;
   attempt: number;
+  /** The attempt this round of retries began at: 1, or a replay's first attempt. */
+  first_attempt: number;
+  replay_id: string | null;
   url: string;
   enabled: boolean;
   secret: string;
@@ -41,6 +47,8 @@ export interface ReceivedEvent {
   organisationId: number;
   type: string;
   livemode: boolean;
+  /** The event's `created`. */
+  createdAt: Date;
   payload: string;
   traceContext: TraceCarrier;
 }
@@ -50,6 +58,7 @@ export interface AttemptOutcome {
   responseStatus: number | null;
   durationMs: number;
   error: string | null;
+  failureReason: FailureReason | null;
 }
 
 /** One 2xx answer, to be recorded with others (`recordSuccesses`). */
@@ -65,8 +74,8 @@ export class DeliveryRepository {
   /** Stores the events not stored yet (a re-read message, or one twice in the batch, is skipped); returns the ids it stored. */
   async storeEvents(client: PoolClient, events: ReceivedEvent[]): Promise<string[]> {
     const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO events (id, organisation_id, type, livemode, payload, trace_context)
-       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::boolean[], $5::text[], $6::jsonb[])
+      `INSERT INTO events (id, organisation_id, type, livemode, payload, trace_context, created_at)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::boolean[], $5::text[], $6::jsonb[], $7::timestamptz[])
        ON CONFLICT (id) DO NOTHING RETURNING id`,
       [
         events.map((e) => e.id),
@@ -75,6 +84,7 @@ export class DeliveryRepository {
         events.map((e) => e.livemode),
         events.map((e) => e.payload),
         events.map((e) => JSON.stringify(e.traceContext)),
+        events.map((e) => e.createdAt),
       ],
     );
     return rows.map((row) => row.id);
@@ -113,7 +123,7 @@ export class DeliveryRepository {
           SET status = 'sending', lease_until = now() + $2 * interval '1 millisecond', updated_at = now()
          FROM due, endpoints e, events ev
         WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
-       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt,
+       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.first_attempt, d.replay_id,
                  e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, ev.payload, ev.trace_context`,
       [limit, leaseMs],
     );
@@ -123,9 +133,9 @@ export class DeliveryRepository {
   /** A failed attempt's result; false when the row is no longer this sender's (cancelled or deleted meanwhile). */
   async markFailed(client: PoolClient, id: string, outcome: Omit<AttemptOutcome, 'succeeded'>): Promise<boolean> {
     const { rowCount } = await client.query(
-      `UPDATE deliveries SET status = 'failed', response_status = $2, duration_ms = $3, error = $4, lease_until = NULL, updated_at = now()
+      `UPDATE deliveries SET status = 'failed', response_status = $2, duration_ms = $3, error = $4, failure_reason = $5, lease_until = NULL, updated_at = now()
         WHERE id = $1 AND status = 'sending'`,
-      [id, outcome.responseStatus, outcome.durationMs, outcome.error],
+      [id, outcome.responseStatus, outcome.durationMs, outcome.error, outcome.failureReason],
     );
     return (rowCount ?? 0) > 0;
   }
@@ -141,7 +151,7 @@ export class DeliveryRepository {
   async recordSuccesses(successes: SucceededAttempt[]): Promise<void> {
     await this.pool.query(
       `WITH done AS (
-         UPDATE deliveries d SET status = 'succeeded', response_status = s.response_status, duration_ms = s.duration_ms, error = NULL, lease_until = NULL, updated_at = now()
+         UPDATE deliveries d SET status = 'succeeded', response_status = s.response_status, duration_ms = s.duration_ms, error = NULL, failure_reason = NULL, lease_until = NULL, updated_at = now()
            FROM unnest($1::bigint[], $2::int[], $3::int[]) AS s(id, response_status, duration_ms)
           WHERE d.id = s.id AND d.status = 'sending'
           RETURNING d.endpoint_id)
@@ -154,12 +164,17 @@ export class DeliveryRepository {
   }
 
   /** The next attempt after a failed one, due at `dueAt` (also noted on the failed attempt as its next_retry_at). */
-  async scheduleRetry(client: PoolClient, failed: Pick<ClaimedDelivery, 'id' | 'endpoint_id' | 'event_id' | 'event_type' | 'attempt'>, dueAt: Date): Promise<void> {
+  async scheduleRetry(
+    client: PoolClient,
+    failed: Pick<ClaimedDelivery, 'id' | 'endpoint_id' | 'event_id' | 'event_type' | 'attempt' | 'first_attempt' | 'replay_id'>,
+    dueAt: Date,
+  ): Promise<void> {
     await client.query('UPDATE deliveries SET next_retry_at = $2 WHERE id = $1', [failed.id, dueAt]);
+    // The retry belongs to the same round (and replay) as the attempt it follows.
     await client.query(
-      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at) VALUES ($1, $2, $3, $4, 'scheduled', $5)
+      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, first_attempt, replay_id, status, due_at) VALUES ($1, $2, $3, $4, $5, $6, 'scheduled', $7)
        ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING`,
-      [failed.endpoint_id, failed.event_id, failed.event_type, failed.attempt + 1, dueAt],
+      [failed.endpoint_id, failed.event_id, failed.event_type, failed.attempt + 1, failed.first_attempt, failed.replay_id, dueAt],
     );
   }
 
@@ -182,10 +197,22 @@ export class DeliveryRepository {
   /** A test send, recorded once it is over: never scheduled, never retried. */
   async recordManual(endpointId: string, eventId: string, eventType: string, outcome: AttemptOutcome): Promise<DeliveryRow> {
     const { rows } = await this.pool.query<DeliveryRow>(
-      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, manual, status, due_at, response_status, duration_ms, error)
-       VALUES ($1, $2, $3, 1, true, $4, now(), $5, $6, $7) RETURNING *`,
-      [endpointId, eventId, eventType, outcome.succeeded ? 'succeeded' : 'failed', outcome.responseStatus, outcome.durationMs, outcome.error],
+      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, manual, status, due_at, response_status, duration_ms, error, failure_reason)
+       VALUES ($1, $2, $3, 1, true, $4, now(), $5, $6, $7, $8) RETURNING *`,
+      [endpointId, eventId, eventType, outcome.succeeded ? 'succeeded' : 'failed', outcome.responseStatus, outcome.durationMs, outcome.error, outcome.failureReason],
     );
     return rows[0]!;
+  }
+
+  /** The endpoint's delivery log, newest first, from before `beforeId`; optionally one event's, or only some statuses. */
+  async listForEndpoint(endpointId: string, filter: { eventId?: string | undefined; statuses?: readonly DeliveryStatus[] | undefined; beforeId?: string | undefined; limit: number }): Promise<DeliveryRow[]> {
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `SELECT * FROM deliveries
+        WHERE endpoint_id = $1 AND ($2::bigint IS NULL OR id < $2)
+          AND ($3::text IS NULL OR event_id = $3) AND ($4::text[] IS NULL OR status = ANY ($4))
+        ORDER BY id DESC LIMIT $5`,
+      [endpointId, filter.beforeId ?? null, filter.eventId ?? null, filter.statuses ?? null, filter.limit],
+    );
+    return rows;
   }
 }

@@ -7,6 +7,7 @@ import { eventTicketOperations } from './event-tickets';
 import { orderOperations } from './orders';
 import { rootOperations } from './root';
 import { webhookEndpointOperations } from './webhook-endpoints';
+import { webhookFeedOperations } from './webhook-feed';
 
 export const API_OPERATIONS: readonly Operation[] = [
   ...rootOperations,
@@ -16,4 +17,5 @@ export const API_OPERATIONS: readonly Operation[] = [
   ...eventTicketOperations,
   ...compTicketOperations,
   ...webhookEndpointOperations,
+  ...webhookFeedOperations,
 ];
