@@ -19,6 +19,14 @@ export const gatewayEnv = commonEnv
     TRUST_PROXY: z.string().default('loopback'),
     /** Seals pagination cursors; every replica needs the same one. Set it in production. */
     CURSOR_SECRET: z.string().min(16).default('local-development-cursor-secret'),
+    /** GET /webhook_events/stream: how often a stream asks the feed for new events. */
+    EVENT_STREAM_POLL_MS: z.coerce.number().int().min(50).default(1_000),
+    /** A comment line after this much quiet, so proxies keep the stream open. */
+    EVENT_STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
+    /** A stream ends after this long; its client reconnects with Last-Event-ID. */
+    EVENT_STREAM_MAX_AGE_MS: z.coerce.number().int().positive().default(30 * 60_000),
+    /** Open streams one organisation may hold on one gateway process. */
+    EVENT_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(5),
   });
 
 export type GatewayConfig = z.infer<typeof gatewayEnv>;

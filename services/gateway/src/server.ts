@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { GatewayConfig } from './config';
 import { createApp } from './http/app';
+import { EventStreams } from './http/event-streams';
 import { createHttpServer } from './http/http-server';
+import { feedReader } from './http/routes/event-stream';
 import { closeServiceClients, createBackendHealth, createServiceClients, type BackendAddresses } from './http/service-clients';
 import { KeyRepository } from './storage/key-repository';
 
@@ -37,6 +39,12 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   }
   await backends.start();
 
+  const eventStreams = new EventStreams(feedReader(clients), runtime.logger, {
+    pollMs: config.EVENT_STREAM_POLL_MS,
+    heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
+    maxAgeMs: config.EVENT_STREAM_MAX_AGE_MS,
+    perOrganisation: config.EVENT_STREAMS_PER_ORGANISATION,
+  });
   const app = createApp({
     logger: runtime.logger,
     keys: new KeyRepository(pool),
@@ -46,6 +54,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     docsBaseUrl: config.DOCS_BASE_URL,
     cursorSecret: config.CURSOR_SECRET,
     metrics: runtime.metrics,
+    eventStreams,
     trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
   });
   const server = createHttpServer(app, config.DOCS_BASE_URL);
@@ -55,6 +64,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     server.close(() => resolve());
     server.closeIdleConnections();
   }));
+  // Registered after the server, so it runs before it: open streams end and the server can close.
+  runtime.lifecycle.onShutdown('event streams', () => eventStreams.closeAll());
   await runtime.ready();
   return { runtime, port: (server.address() as AddressInfo).port };
 }

@@ -20,7 +20,9 @@ import { requestContext } from './middleware/request-context';
 import { requestLog } from './middleware/request-log';
 import { requestMetrics } from './middleware/request-metrics';
 import { mountOperations } from './operation-routes';
+import type { EventStreams } from './event-streams';
 import { CursorSealer } from './pagination';
+import { mountEventStream } from './routes/event-stream';
 import { API_OPERATIONS } from './routes';
 import type { ServiceClients } from './service-clients';
 
@@ -35,6 +37,8 @@ export interface AppDependencies {
   cursorSecret: string;
   /** Where the HTTP request metrics are registered (the ops port's registry). */
   metrics: Registry;
+  /** The open `GET /webhook_events/stream` responses (ended at shutdown). */
+  eventStreams: EventStreams;
 }
 
 export function createApp(deps: AppDependencies): Express {
@@ -58,6 +62,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(jsonBody);
   app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger));
 
+  mountEventStream(app, deps.eventStreams);
   mountOperations(app, API_OPERATIONS, { clients: deps.clients, sealer: new CursorSealer(deps.cursorSecret), limits: new OperationLimits(deps.redis) });
 
   app.use(routeNotFound);

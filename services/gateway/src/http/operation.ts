@@ -101,7 +101,7 @@ export interface Operation {
 const WRITE_METHODS = new Set(['post', 'patch', 'delete']);
 const DEFAULT_IDEMPOTENCY_NOTE = 'Makes retries safe for 24 hours.';
 
-function checkScopes(key: StoredKey, scopes: readonly Scope[] | 'any'): void {
+export function checkScopes(key: StoredKey, scopes: readonly Scope[] | 'any'): void {
   if (scopes === 'any' || scopes.some((scope) => key.scopes.includes(scope))) return;
   throw new ApiError('insufficient_scope', `This API key lacks the required scope: ${scopes.join(' or ')}.`);
 }
