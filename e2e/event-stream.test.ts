@@ -44,6 +44,8 @@ interface StreamedMessage {
 }
 
 /** An open stream, read message by message. */
+const opened = new Set<Stream>();
+
 class Stream {
   readonly messages: StreamedMessage[] = [];
   private readonly controller = new AbortController();
@@ -51,6 +53,7 @@ class Stream {
 
   static async open(headers: Record<string, string> = {}, query = '', key = org.key): Promise<{ status: number; stream?: Stream; body?: ErrorBody; contentType: string | null }> {
     const stream = new Stream();
+    opened.add(stream);
     const response = await fetch(`${env('BASE_URL')}/webhook_events/stream${query}`, {
       headers: { Authorization: `Bearer ${key}`, ...headers },
       signal: stream.controller.signal,
@@ -103,7 +106,10 @@ beforeAll(async () => {
   typeId = Number(type.id);
 }, 30_000);
 
-afterAll(() => inventory?.close());
+afterAll(() => {
+  for (const stream of opened) stream.close();
+  inventory?.close();
+});
 
 describe('partnerctl listen', () => {
   let receiver: Receiver;

@@ -62,7 +62,9 @@ export class EventStreams {
     }
 
     // The first read happens before the headers go, so its refusals are answered as errors.
-    let since = resumeFrom ?? new Date().toISOString();
+    // Event times have whole seconds: a fresh stream starts at the second before the one it opens in,
+    // so an event of the opening second is never missed (one a moment older may come too).
+    let since = resumeFrom ?? new Date(Math.floor(Date.now() / 1000) * 1000 - 1000).toISOString();
     let first: Awaited<ReturnType<ReadEvents>> | undefined = await this.readEvents(ctx, since, type);
 
     this.open.set(res, ctx.organisationId);
