@@ -72,7 +72,7 @@ describe('GET /webhook_events', () => {
     const foreign = await call(`/webhook_events?limit=2&type=ticket.issued&cursor=${first.body.next_cursor}`);
     expect(foreign.status).toBe(400);
     expect(foreign.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param: 'cursor' });
-  });
+  }, 30_000);
 
   it('refuses a bad since or type in the error envelope', async () => {
     for (const [query, param] of [
@@ -85,7 +85,7 @@ describe('GET /webhook_events', () => {
       expect([query, answer.status, answer.body.error?.code, answer.body.error?.param]).toEqual([query, 400, 'parameter_invalid', param]);
       expect(answer.body.error.request_id).toBe(answer.headers.get('request-id'));
     }
-  });
+  }, 30_000);
 });
 
 describe('POST /webhook_endpoints/{id}/replay and GET /webhook_endpoints/{id}/deliveries', () => {
@@ -122,7 +122,7 @@ describe('POST /webhook_endpoints/{id}/replay and GET /webhook_endpoints/{id}/de
     } else {
       expect(Number(limited.headers.get('ratelimit-remaining'))).toBe(4);
     }
-  });
+  }, 30_000);
 
   it('lists an endpoint’s attempts, and refuses a bad status and an unknown endpoint', async () => {
     const endpoint = await call('/webhook_endpoints', { method: 'POST', body: { url: `${receiver.url}/log`, event_types: ['event.cancelled'] } });
@@ -141,5 +141,5 @@ describe('POST /webhook_endpoints/{id}/replay and GET /webhook_endpoints/{id}/de
     const unknown = await call('/webhook_endpoints/999999999/deliveries');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ type: 'not_found_error', code: 'resource_missing' });
-  });
+  }, 30_000);
 });
