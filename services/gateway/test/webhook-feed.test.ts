@@ -34,6 +34,7 @@ afterAll(async () => {
 interface Answer {
   object?: string;
   id?: number;
+  event_id?: string;
   data: Array<{ id: string } & Record<string, unknown>>;
   next_cursor: string | null;
   error: { code: string; param: string | null; request_id: string };
@@ -134,6 +135,13 @@ describe('POST /webhook_endpoints/{id}/replay and GET /webhook_endpoints/{id}/de
     expect(log.body.data).toEqual([
       expect.objectContaining({ object: 'webhook_delivery', event_id: event.id, attempt: 1, status: 'succeeded', response_status: 200, failure_reason: null, replay_id: null, manual: false }),
     ]);
+
+    // A test send is in the log too, found by its evt_test_ id.
+    const sent = await call(`/webhook_endpoints/${endpoint.body.id}/test`, { method: 'POST', body: { type: 'ticket.issued' } });
+    expect(sent.status).toBe(200);
+    const testSend = await call(`/webhook_endpoints/${endpoint.body.id}/deliveries?event_id=${String(sent.body.event_id)}`);
+    expect(String(sent.body.event_id)).toMatch(/^evt_test_/);
+    expect(testSend.body.data).toEqual([expect.objectContaining({ event_id: sent.body.event_id, manual: true, status: 'succeeded', failure_reason: null })]);
 
     const badStatus = await call(`/webhook_endpoints/${endpoint.body.id}/deliveries?status=lost`);
     expect(badStatus.status).toBe(400);
