@@ -187,7 +187,7 @@ describe('limits and rules', () => {
     expect(limited!.headers.get('ratelimit-limit')).toBe('5');
     expect(limited!.headers.get('ratelimit-remaining')).toBe('0');
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
-  });
+  }, 30_000);
 
   it('keeps test keys to test endpoints and test events, and refuses bad input in the error envelope', async () => {
     const testKey = await issueKey(organisation.id, ['webhooks:manage'], 'test');
@@ -209,5 +209,5 @@ describe('limits and rules', () => {
     const noScope = await api('/webhook_events', { key: await issueKey(organisation.id, ['events:read']) });
     expect(noScope.status).toBe(403);
     expect(errorOf(noScope.body).code).toBe('insufficient_scope');
-  });
+  }, 30_000);
 });

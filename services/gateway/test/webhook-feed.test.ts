@@ -34,6 +34,7 @@ afterAll(async () => {
 interface Answer {
   object?: string;
   id?: number;
+  event_id?: string;
   data: Array<{ id: string } & Record<string, unknown>>;
   next_cursor: string | null;
   error: { code: string; param: string | null; request_id: string };
@@ -72,7 +73,7 @@ describe('GET /webhook_events', () => {
     const foreign = await call(`/webhook_events?limit=2&type=ticket.issued&cursor=${first.body.next_cursor}`);
     expect(foreign.status).toBe(400);
     expect(foreign.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param: 'cursor' });
-  });
+  }, 30_000);
 
   it('refuses a bad since or type in the error envelope', async () => {
     for (const [query, param] of [
@@ -85,7 +86,7 @@ describe('GET /webhook_events', () => {
       expect([query, answer.status, answer.body.error?.code, answer.body.error?.param]).toEqual([query, 400, 'parameter_invalid', param]);
       expect(answer.body.error.request_id).toBe(answer.headers.get('request-id'));
     }
-  });
+  }, 30_000);
 });
 
 describe('POST /webhook_endpoints/{id}/replay and GET /webhook_endpoints/{id}/deliveries', () => {
@@ -122,7 +123,7 @@ describe('POST /webhook_endpoints/{id}/replay and GET /webhook_endpoints/{id}/de
     } else {
       expect(Number(limited.headers.get('ratelimit-remaining'))).toBe(4);
     }
-  });
+  }, 30_000);
 
   it('lists an endpoint’s attempts, and refuses a bad status and an unknown endpoint', async () => {
     const endpoint = await call('/webhook_endpoints', { method: 'POST', body: { url: `${receiver.url}/log`, event_types: ['event.cancelled'] } });
@@ -135,11 +136,18 @@ describe('POST /webhook_endpoints/{id}/replay and GET /webhook_endpoints/{id}/de
       expect.objectContaining({ object: 'webhook_delivery', event_id: event.id, attempt: 1, status: 'succeeded', response_status: 200, failure_reason: null, replay_id: null, manual: false }),
     ]);
 
+    // A test send is in the log too, found by its evt_test_ id.
+    const sent = await call(`/webhook_endpoints/${endpoint.body.id}/test`, { method: 'POST', body: { type: 'ticket.issued' } });
+    expect(sent.status).toBe(200);
+    const testSend = await call(`/webhook_endpoints/${endpoint.body.id}/deliveries?event_id=${String(sent.body.event_id)}`);
+    expect(String(sent.body.event_id)).toMatch(/^evt_test_/);
+    expect(testSend.body.data).toEqual([expect.objectContaining({ event_id: sent.body.event_id, manual: true, status: 'succeeded', failure_reason: null })]);
+
     const badStatus = await call(`/webhook_endpoints/${endpoint.body.id}/deliveries?status=lost`);
     expect(badStatus.status).toBe(400);
     expect(badStatus.body.error).toMatchObject({ code: 'parameter_invalid', param: 'status' });
     const unknown = await call('/webhook_endpoints/999999999/deliveries');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ type: 'not_found_error', code: 'resource_missing' });
-  });
+  }, 30_000);
 });

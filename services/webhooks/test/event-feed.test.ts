@@ -91,14 +91,14 @@ describe('the event feed', () => {
 
     expect(await wholeFeed(testContext(orgId))).toEqual([testMode.id]);
     expect(await wholeFeed(liveContext(orgId + 1))).toEqual([otherOrg.id]);
-  });
+  }, 30_000);
 
   it('refuses an unknown type, a bad since, an unknown event id and a forged position', async () => {
     expect(await refusal(feedPage(live, { type: 'order.exploded' }))).toMatchObject({ code: 'parameter_invalid', param: 'type' });
     expect(await refusal(feedPage(live, { since: 'last tuesday' }))).toMatchObject({ code: 'parameter_invalid', param: 'since' });
     expect(await refusal(feedPage(live, { since: 'evt_doesnotexist' }))).toMatchObject({ code: 'parameter_invalid', param: 'since' });
     expect(await refusal(feedPage(live, { after: '["x","evt_1"]' }))).toMatchObject({ code: 'parameter_invalid', param: 'cursor' });
-  });
+  }, 30_000);
 
   it('prunes events past the 30 days in bounded batches, keeping those with deliveries on their way', async () => {
     const orgId = organisationId + 200;
@@ -121,7 +121,7 @@ describe('the event feed', () => {
     expect(await repository.prune(before, 10)).toBe(0);
     const { rows } = await database.pool.query('SELECT id FROM events WHERE id = ANY ($1)', [events.map((e) => e.id)]);
     expect(rows.map((row) => row.id)).toEqual([events[2]!.id]);
-  });
+  }, 30_000);
 });
 
 describe('the delivery log', () => {
@@ -163,7 +163,7 @@ describe('the delivery log', () => {
     expect(timedOut.duration_ms).toBeGreaterThanOrEqual(450);
     expect(timedOut).toMatchObject({ object: 'webhook_delivery', event_id: event.id, endpoint_url: `${receiver.url}/hang`, manual: false, replay_id: null });
     expect(await log(endpoints.ok, 'failed')).toEqual([]);
-  });
+  }, 60_000);
 
   it('pages newest first and refuses a bad status or another organisation’s endpoint', async () => {
     const endpoint = await service.client.createEndpoint({ url: `${receiver.url}/paged`, eventTypes: ['ticket.checked_in'], mode: '' }, live);
@@ -183,7 +183,7 @@ describe('the delivery log', () => {
     expect(await refusal(service.client.listDeliveries({ id: endpoint.id, status: 'lost', page: { limit: 2, after: '' } }, live))).toMatchObject({ code: 'parameter_invalid', param: 'status' });
     expect(await refusal(service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: '' } }, liveContext(organisationId + 1)))).toMatchObject({ code: 'resource_missing' });
     expect(await refusal(service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: '' } }, testContext(organisationId)))).toMatchObject({ code: 'resource_missing' });
-  });
+  }, 30_000);
 });
 
 describe('replay', () => {
@@ -250,5 +250,5 @@ describe('replay', () => {
     expect(await service.client.replayEndpoint({ id: testEndpoint.id, since }, testContext(organisationId))).toMatchObject({ queued: 0 });
     expect(await refusal(service.client.replayEndpoint({ id: liveEndpoint.id, since: '' }, live))).toMatchObject({ code: 'parameter_missing', param: 'since' });
     expect(await refusal(service.client.replayEndpoint({ id: liveEndpoint.id, since: 'soon' }, live))).toMatchObject({ code: 'parameter_invalid', param: 'since' });
-  });
+  }, 30_000);
 });

@@ -5,7 +5,8 @@
  * redirect live deliveries. Receiver URLs are checked by the receiver
  * policy when saved (and again at every delivery). Pausing or disabling an
  * endpoint cancels the deliveries it has scheduled; re-enabling starts
- * clean (missed events are backfilled with `updated_since`).
+ * clean (missed events are backfilled with `updated_since`, or replayed:
+ * `replays.ts`).
  */
 import type { MessageShape } from '@bufbuild/protobuf';
 import { ApiError, type gen, inTransaction, isDryRun, notFound, type Pool, type RequestContext } from '@partner-api/shared';

@@ -21,8 +21,8 @@ const manage = ['webhooks:manage'] as const;
 const endpointId = integerId('webhook endpoint', 'Webhook endpoint id.', '12');
 const endpointMissing = errorResponse('No webhook endpoint with that id in the organisation (test keys see only test endpoints).');
 
-const EVENT_ID_RULE = 'an event id (evt_ followed by letters and digits)';
-const eventId = z.string().regex(/^evt_[A-Za-z0-9]{1,64}$/, { error: `Expected ${EVENT_ID_RULE}.` });
+const EVENT_ID_RULE = 'an event id (evt_ followed by letters, digits and underscores; test sends are evt_test_…)';
+const eventId = z.string().regex(/^evt_[A-Za-z0-9_]{1,64}$/, { error: `Expected ${EVENT_ID_RULE}.` });
 
 export const WebhookEventListQuery = PaginationQuery.extend({
   since: z
