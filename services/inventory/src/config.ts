@@ -11,6 +11,10 @@ export const inventoryEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.inventory, o
     HOLD_SETTLE_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
     /** How often events whose status time alone changed get a new updated_at (D234). */
     CATALOG_CLOCK_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+    /** How often tickets reserved for waiting lists are offered, and ended offers settled (D253). */
+    WAITLIST_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+    /** How long a waiting-list offer (its hold and checkout session) lasts before it passes on (D254). */
+    WAITLIST_OFFER_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(15 * 60),
     /** How long start-up waits for Redis to be connected and verified before serving anyway (not ready until it is). */
     REDIS_VERIFY_TIMEOUT_MS: z.coerce.number().int().nonnegative().default(10_000),
     /** At most this many pools report their stock in /metrics (the hot ones; see storage/hot-pools.ts); 0 reports none. */
