@@ -37,7 +37,7 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const checkoutCatalog = new CheckoutCatalog(repository, versions);
   const admin = new CatalogAdmin(pool, catalog, stock, checkoutCatalog, runtime.logger);
   const holds = new HoldDesk(pool, repository, stock, book, catalog, checkoutCatalog, new HoldRecords(pool), runtime.logger);
-  const waitlists = new WaitlistDesk(pool, repository, stock, new WaitlistStock(redis, gate), runtime.logger, { offerTtlSeconds: config.WAITLIST_OFFER_TTL_SECONDS });
+  const waitlists = new WaitlistDesk(pool, repository, stock, new WaitlistStock(redis, gate), catalog, runtime.logger, { offerTtlSeconds: config.WAITLIST_OFFER_TTL_SECONDS });
   const metrics = new InventoryMetrics(runtime.metrics, gate, new HotPools(pool, redis, gate, config.METRICS_HOT_POOLS));
   // Serve once Redis is verified; if it is down, start anyway (not ready) and open when it is back.
   await gate.whenOpen(config.REDIS_VERIFY_TIMEOUT_MS).catch((error: unknown) => runtime.logger.warn({ err: error }, 'starting before redis is available'));

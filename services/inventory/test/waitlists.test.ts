@@ -10,7 +10,9 @@
 import { Pool } from 'pg';
 import { createLogger, createServiceClient, gen, randomBase62, redisFromEnv, type RedisClient, type RequestContext, type ServiceRuntime } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
+import { Catalog } from '../src/domain/catalog';
 import { WaitlistDesk } from '../src/domain/waitlist-desk';
+import { CatalogVersions } from '../src/storage/catalog-versions';
 import { CatalogRepository } from '../src/storage/catalog-repository';
 import { HoldBook } from '../src/storage/hold-book';
 import { availabilityKey, StockStore, waitlistDemandKey, waitlistReserveKey } from '../src/storage/stock-store';
@@ -35,7 +37,9 @@ beforeAll(async () => {
   redis = redisFromEnv();
   const repository = new CatalogRepository(db);
   reserve = new WaitlistStock(redis);
-  desk = new WaitlistDesk(db, repository, new StockStore(redis, repository, new HoldBook(redis)), reserve, createLogger('it', 'silent'), { offerTtlSeconds: 900 });
+  const stock = new StockStore(redis, repository, new HoldBook(redis));
+  const catalog = new Catalog(repository, stock, new CatalogVersions(redis), { publicSiteUrl: 'https://tickets.example.com' });
+  desk = new WaitlistDesk(db, repository, stock, reserve, catalog, createLogger('it', 'silent'), { offerTtlSeconds: 900 });
 }, 60_000);
 
 afterAll(async () => {
@@ -141,11 +145,17 @@ describe('offering returned tickets', () => {
     ]);
     // Each offer is an ordinary hold, held in both stores.
     for (const entry of list.slice(0, 3)) {
-      expect(entry.holdId).toBe(`waitlist:${entry.id}`);
+      expect(entry.holdId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       expect(await heldInRedis(eventId, entry.holdId!)).toBe(true);
     }
     expect(await stockOf(eventId, poolId)).toEqual({ available: 0, reserved: 0 });
     expect(await liveHeld(eventId)).toBe(4);
+    // What the hosted checkout opens the offer's session from: priced like any hold.
+    const offer = await client.getWaitlistOffer({ holdId: list[2]!.holdId! }, ctx);
+    expect([offer.organisationId, offer.email, offer.state]).toEqual([BigInt(ctx.organisationId), 'third@example.com', 'offered']);
+    expect(offer.hold!.lines).toEqual([expect.objectContaining({ quantity: 1, unitPrice: '40.00', unitBookingFee: '2.00', total: '40.00' })]);
+    expect(offer.hold!.expiresAt).toBe(list[2]!.offerExpiresAt);
+    await expect(client.getWaitlistOffer({ holdId: holds[0]! }, ctx)).rejects.toMatchObject({ code: 'resource_missing' });
     expect(await releases(eventId)).toEqual([{ object: 'waitlist_release', event_id: Number(eventId), pool_id: Number(poolId), released_count: 4 }]);
     // A second pass changes nothing.
     expect(await desk.allocate(String(ctx.organisationId), eventId, poolId)).toBe(0);

@@ -39,6 +39,9 @@ import {
   type RequestContext,
 } from '@partner-api/shared';
 import type { CatalogRepository } from '../storage/catalog-repository';
+import type { Catalog } from './catalog';
+import { planCheckout } from './checkout-rules';
+import { heldResult } from './hold-desk';
 import type { StockStore } from '../storage/stock-store';
 import { WaitlistEntries, type EntryRow } from '../storage/waitlist-entries';
 import type { WaitlistStock } from '../storage/waitlist-stock';
@@ -59,6 +62,7 @@ export class WaitlistDesk {
     private readonly repository: CatalogRepository,
     private readonly stock: StockStore,
     private readonly reserve: WaitlistStock,
+    private readonly catalog: Catalog,
     private readonly logger: Logger,
     private readonly options: WaitlistOptions,
     private readonly clock: () => Date = () => new Date(),
@@ -87,6 +91,27 @@ export class WaitlistDesk {
     // returning tickets go on sale until the allocator's next pass sets it again; one set too high could not.
     await this.reserve.setDemand(event.id, plan.poolId, demand).catch((error: unknown) => this.logger.warn({ err: error, poolId: plan.poolId }, 'could not set waiting demand'));
     return view(entry);
+  }
+
+  /**
+   * The offer behind a hold id, priced as its checkout will charge, for the
+   * hosted checkout to open the offer's session (whose id is the hold id).
+   * The uuid is the capability, as a session id is: no organisation needed.
+   */
+  async offer(holdId: string): Promise<MessageInitShape<typeof gen.inventory.WaitlistOfferSchema>> {
+    const offer = /^[0-9a-f-]{36}$/i.test(holdId) ? await this.entries.offerByHold(holdId) : undefined;
+    if (!offer) throw notFound('waiting-list offer', 'hold_id');
+    const event = await this.repository.findEvent(Number(offer.organisation_id), offer.event_id);
+    if (!event) throw notFound('waiting-list offer', 'hold_id');
+    const types = await this.repository.ticketTypesForEvents([event.id]);
+    // The event or ticket type stopped selling since the offer: planCheckout says which, as for any checkout.
+    const plan = planCheckout(event, types, [{ ticketTypeId: offer.ticket_type_id, poolId: offer.pool_id, quantity: offer.offered_quantity }], this.clock());
+    return {
+      organisationId: BigInt(offer.organisation_id),
+      email: offer.email,
+      state: offer.state,
+      hold: { ...heldResult(event, this.catalog.eventUrl(event), plan), expiresAt: formatTimestamp(offer.expires_at) },
+    };
   }
 
   /** An event's list in join order, for the operator. */

@@ -69,6 +69,7 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
 
     joinWaitlist: (request) =>
       waitlists.join(request.eventId.toString(), { ticketTypeId: request.ticketTypeId.toString(), email: request.email, quantity: request.quantity }),
+    getWaitlistOffer: (request) => waitlists.offer(request.holdId),
     listWaitlist: async (request, ctx) => ({ data: await waitlists.list(ctx, request.eventIdOrSlug) }),
     releaseWaitlist: async (request, ctx) => ({
       object: 'waitlist_release',

@@ -3,6 +3,7 @@
  * pool's list happens under that pool's advisory lock (lockPool), so joins
  * and the allocator's passes, in any process, see each other whole.
  */
+import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '@partner-api/shared';
 import type { EventRow } from './catalog-repository';
 import type { Queryable } from './catalog-repository';
@@ -22,6 +23,18 @@ export interface EntryRow {
   created_at: Date;
 }
 
+/** An offer as the hosted checkout opens it. */
+export interface OfferRow {
+  organisation_id: string;
+  event_id: string;
+  pool_id: string;
+  ticket_type_id: string;
+  email: string;
+  state: EntryRow['state'];
+  offered_quantity: number;
+  expires_at: Date;
+}
+
 /** An offer Redis has not taken yet, with its hold's expiry. */
 export interface UntakenOffer {
   holdId: string;
@@ -29,8 +42,8 @@ export interface UntakenOffer {
   expiresAt: Date;
 }
 
-/** The hold an offer is: one per entry, so a repeat of the same pass writes nothing new. */
-export const offerHoldId = (entryId: string) => `waitlist:${entryId}`;
+/** Offers one pass makes or takes at most, so one script's keys stay within what a cluster client defines (shared/redis.ts). */
+export const MAX_OFFERS_PER_PASS = 50;
 
 const ENTRY_COLUMNS = `w.id, w.organisation_id, w.event_id, w.pool_id, w.ticket_type_id, w.email, w.quantity, w.state, w.hold_id, w.offered_quantity,
   (SELECT h.expires_at FROM holds h WHERE h.id = w.hold_id) AS offer_expires_at, w.created_at`;
@@ -91,15 +104,19 @@ export class WaitlistEntries {
 
   static async waiting(client: PoolClient, poolId: string): Promise<Array<{ id: string; quantity: number }>> {
     const { rows } = await client.query<{ id: string; quantity: number }>(
-      "SELECT id, quantity FROM waitlist_entries WHERE pool_id = $1 AND state = 'waiting' ORDER BY id",
-      [poolId],
+      "SELECT id, quantity FROM waitlist_entries WHERE pool_id = $1 AND state = 'waiting' ORDER BY id LIMIT $2",
+      [poolId, MAX_OFFERS_PER_PASS],
     );
     return rows;
   }
 
-  /** Records the offers as live holds and marks their entries offered, in the caller's transaction. */
+  /**
+   * Records the offers as live holds and marks their entries offered, in the
+   * caller's transaction. Each hold id is a new uuid: it is also the id of the
+   * offer's checkout session, the customer's unguessable link.
+   */
   static async offer(client: PoolClient, organisationId: string, eventId: string, poolId: string, offers: Array<{ entryId: string; quantity: number }>, expiresAt: Date): Promise<void> {
-    const holdIds = offers.map((offer) => offerHoldId(offer.entryId));
+    const holdIds = offers.map(() => randomUUID());
     await client.query(
       `INSERT INTO holds (id, organisation_id, event_id, pools, state, expires_at)
        SELECT hold_id, $1, $2, jsonb_build_array(jsonb_build_object('pool_id', $3::text, 'quantity', quantity)), 'held', $4
@@ -117,8 +134,8 @@ export class WaitlistEntries {
   static async lockUntaken(client: PoolClient, poolId: string): Promise<UntakenOffer[]> {
     const { rows } = await client.query<{ hold_id: string; offered_quantity: number; expires_at: Date }>(
       `SELECT w.hold_id, w.offered_quantity, h.expires_at FROM waitlist_entries w JOIN holds h ON h.id = w.hold_id
-        WHERE w.pool_id = $1 AND w.state = 'offered' AND w.taken_at IS NULL AND h.state = 'held' ORDER BY w.id FOR UPDATE OF h`,
-      [poolId],
+        WHERE w.pool_id = $1 AND w.state = 'offered' AND w.taken_at IS NULL AND h.state = 'held' ORDER BY w.id LIMIT $2 FOR UPDATE OF h`,
+      [poolId, MAX_OFFERS_PER_PASS],
     );
     return rows.map((row) => ({ holdId: row.hold_id, quantity: row.offered_quantity, expiresAt: row.expires_at }));
   }
@@ -133,6 +150,15 @@ export class WaitlistEntries {
       "SELECT DISTINCT event_id, pool_id, organisation_id FROM waitlist_entries WHERE state IN ('waiting', 'offered')",
     );
     return rows;
+  }
+
+  async offerByHold(holdId: string): Promise<OfferRow | undefined> {
+    const { rows } = await this.db.query<OfferRow>(
+      `SELECT w.organisation_id, w.event_id, w.pool_id, w.ticket_type_id, w.email, w.state, w.offered_quantity, h.expires_at
+         FROM waitlist_entries w JOIN holds h ON h.id = w.hold_id WHERE w.hold_id = $1`,
+      [holdId],
+    );
+    return rows[0];
   }
 
   async forEvent(eventId: string): Promise<EntryRow[]> {
