@@ -107,11 +107,20 @@ describe('joining', () => {
     expect(await counter(waitlistDemandKey(eventId, first.poolId.toString()))).toBe(2);
   });
 
+  it('describes the join page: the event and its public ticket types, for the organisation’s published event only', async () => {
+    const { eventId, typeId } = await soldOutEvent(2);
+    const form = await client.getWaitlistForm({ eventId: BigInt(eventId) }, ctx);
+    expect([form.organisationId, form.event?.title, form.ticketTypes.map((type) => [type.id, type.status])]).toEqual([BigInt(ctx.organisationId), 'Waiting Test', [[typeId, 'sold_out']]]);
+    await expect(client.getWaitlistForm({ eventId: 999_999_999n }, ctx)).rejects.toMatchObject({ code: 'resource_missing' });
+    await expect(client.getWaitlistForm({ eventId: BigInt(eventId) }, { ...ctx, organisationId: 1 })).rejects.toMatchObject({ code: 'resource_missing' });
+  });
+
   it('refuses bad input with the API error codes, writing nothing', async () => {
     const { eventId, typeId, slug } = await soldOutEvent(2);
     await expect(join(eventId, typeId, 'nobody', 1)).rejects.toMatchObject({ code: 'parameter_invalid', param: 'email' });
     await expect(join(eventId, typeId, 'a@example.com', 11)).rejects.toMatchObject({ code: 'exceeds_max_per_order', param: 'quantity' });
     await expect(join('999999999', typeId, 'a@example.com', 1)).rejects.toMatchObject({ code: 'resource_missing', param: 'event_id' });
+    await expect(client.joinWaitlist({ eventId: BigInt(eventId), ticketTypeId: typeId, email: 'a@example.com', quantity: 1 }, { ...ctx, organisationId: 1 })).rejects.toMatchObject({ code: 'resource_missing' });
     expect(await entries(slug)).toEqual([]);
   });
 
@@ -156,6 +165,7 @@ describe('offering returned tickets', () => {
     expect(offer.hold!.lines).toEqual([expect.objectContaining({ quantity: 1, unitPrice: '40.00', unitBookingFee: '2.00', total: '40.00' })]);
     expect(offer.hold!.expiresAt).toBe(list[2]!.offerExpiresAt);
     await expect(client.getWaitlistOffer({ holdId: holds[0]! }, ctx)).rejects.toMatchObject({ code: 'resource_missing' });
+    await expect(client.getWaitlistOffer({ holdId: list[2]!.holdId! }, { ...ctx, organisationId: 1 })).rejects.toMatchObject({ code: 'resource_missing' });
     expect(await releases(eventId)).toEqual([{ object: 'waitlist_release', event_id: Number(eventId), pool_id: Number(poolId), released_count: 4 }]);
     // A second pass changes nothing.
     expect(await desk.allocate(String(ctx.organisationId), eventId, poolId)).toBe(0);
@@ -253,7 +263,7 @@ describe('never oversold, never lost', () => {
 
     const list = await entries(slug);
     const offered = list.reduce((sum, entry) => sum + (entry.offeredQuantity ?? 0), 0);
-    const sold = bought.reduce((sum, n) => sum + n, 0);
+    const sold = bought.reduce<number>((sum, n) => sum + n, 0);
     // Everyone on the list was offered tickets (at most what they asked for; an offer made while the
     // reserve was still filling may be smaller) before a single returned ticket went on general sale.
     expect(list.every((entry) => entry.state === 'offered' && entry.offeredQuantity! >= 1 && entry.offeredQuantity! <= 3)).toBe(true);

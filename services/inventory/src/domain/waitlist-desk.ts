@@ -74,8 +74,8 @@ export class WaitlistDesk {
    * A customer joins the list of a ticket type's pool. Joining again with
    * the same email while an entry is live returns that entry unchanged.
    */
-  async join(eventId: string, request: JoinRequest): Promise<EntryView> {
-    const event = /^[0-9]{1,18}$/.test(eventId) ? await this.entries.publicEvent(eventId) : undefined;
+  async join(ctx: RequestContext, eventId: string, request: JoinRequest): Promise<EntryView> {
+    const event = /^[0-9]{1,18}$/.test(eventId) ? await this.entries.publishedEvent(ctx.organisationId, eventId) : undefined;
     if (!event) throw notFound('event', 'event_id');
     const [pools, types] = await Promise.all([this.repository.poolsForEvents([event.id]), this.repository.ticketTypesForEvents([event.id])]);
     const available = await this.stock.availability(pools.filter((pool) => pool.capacity !== null));
@@ -93,13 +93,20 @@ export class WaitlistDesk {
     return view(entry);
   }
 
+  /** The join page's event and its public ticket types (hidden ones are not offered to the public). */
+  async form(ctx: RequestContext, eventId: string): Promise<MessageInitShape<typeof gen.inventory.WaitlistFormSchema>> {
+    const event = /^[0-9]{1,18}$/.test(eventId) ? await this.entries.publishedEvent(ctx.organisationId, eventId) : undefined;
+    if (!event) throw notFound('event', 'event_id');
+    const [view, types] = await Promise.all([this.catalog.getEvent(ctx, event.id), this.catalog.listTicketTypes(ctx, event.id)]);
+    return { organisationId: BigInt(event.organisation_id), event: view, ticketTypes: types.filter((type) => type.status !== 'hidden') };
+  }
+
   /**
    * The offer behind a hold id, priced as its checkout will charge, for the
    * hosted checkout to open the offer's session (whose id is the hold id).
-   * The uuid is the capability, as a session id is: no organisation needed.
    */
-  async offer(holdId: string): Promise<MessageInitShape<typeof gen.inventory.WaitlistOfferSchema>> {
-    const offer = /^[0-9a-f-]{36}$/i.test(holdId) ? await this.entries.offerByHold(holdId) : undefined;
+  async offer(ctx: RequestContext, holdId: string): Promise<MessageInitShape<typeof gen.inventory.WaitlistOfferSchema>> {
+    const offer = /^[0-9a-f-]{36}$/i.test(holdId) ? await this.entries.offerByHold(ctx.organisationId, holdId) : undefined;
     if (!offer) throw notFound('waiting-list offer', 'hold_id');
     const event = await this.repository.findEvent(Number(offer.organisation_id), offer.event_id);
     if (!event) throw notFound('waiting-list offer', 'hold_id');

@@ -67,9 +67,10 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
     upsertPool: (request, ctx) => admin.upsertPool(ctx, request),
     upsertTicketType: (request, ctx) => admin.upsertTicketType(ctx, request),
 
-    joinWaitlist: (request) =>
-      waitlists.join(request.eventId.toString(), { ticketTypeId: request.ticketTypeId.toString(), email: request.email, quantity: request.quantity }),
-    getWaitlistOffer: (request) => waitlists.offer(request.holdId),
+    joinWaitlist: (request, ctx) =>
+      waitlists.join(ctx, request.eventId.toString(), { ticketTypeId: request.ticketTypeId.toString(), email: request.email, quantity: request.quantity }),
+    getWaitlistForm: (request, ctx) => waitlists.form(ctx, request.eventId.toString()),
+    getWaitlistOffer: (request, ctx) => waitlists.offer(ctx, request.holdId),
     listWaitlist: async (request, ctx) => ({ data: await waitlists.list(ctx, request.eventIdOrSlug) }),
     releaseWaitlist: async (request, ctx) => ({
       object: 'waitlist_release',

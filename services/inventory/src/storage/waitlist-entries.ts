@@ -51,9 +51,9 @@ const ENTRY_COLUMNS = `w.id, w.organisation_id, w.event_id, w.pool_id, w.ticket_
 export class WaitlistEntries {
   constructor(private readonly db: Queryable) {}
 
-  /** A published event by numeric id, whichever organisation it belongs to (the join page is public). */
-  async publicEvent(eventId: string): Promise<EventRow | undefined> {
-    const { rows } = await this.db.query<EventRow>("SELECT * FROM events WHERE id = $1 AND status = 'published'", [eventId]);
+  /** A published event of the organisation, by numeric id. */
+  async publishedEvent(organisationId: number, eventId: string): Promise<EventRow | undefined> {
+    const { rows } = await this.db.query<EventRow>("SELECT * FROM events WHERE id = $1 AND organisation_id = $2 AND status = 'published'", [eventId, organisationId]);
     return rows[0];
   }
 
@@ -152,11 +152,11 @@ export class WaitlistEntries {
     return rows;
   }
 
-  async offerByHold(holdId: string): Promise<OfferRow | undefined> {
+  async offerByHold(organisationId: number, holdId: string): Promise<OfferRow | undefined> {
     const { rows } = await this.db.query<OfferRow>(
       `SELECT w.organisation_id, w.event_id, w.pool_id, w.ticket_type_id, w.email, w.state, w.offered_quantity, h.expires_at
-         FROM waitlist_entries w JOIN holds h ON h.id = w.hold_id WHERE w.hold_id = $1`,
-      [holdId],
+         FROM waitlist_entries w JOIN holds h ON h.id = w.hold_id WHERE w.hold_id = $1 AND w.organisation_id = $2`,
+      [holdId, organisationId],
     );
     return rows[0];
   }
