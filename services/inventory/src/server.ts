@@ -1,5 +1,5 @@
 /** Starts the inventory service; tests call this and own its life. */
-import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
+import { createMailer, gen, mailDomain, ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { InventoryConfig } from './config';
 import { Catalog } from './domain/catalog';
 import { CatalogAdmin } from './domain/catalog-admin';
@@ -15,7 +15,9 @@ import { CatalogVersions } from './storage/catalog-versions';
 import { HotPools } from './storage/hot-pools';
 import { inventoryRedis } from './storage/redis-gate';
 import { StockStore } from './storage/stock-store';
+import { OfferEmails } from './domain/offer-emails';
 import { WaitlistDesk } from './domain/waitlist-desk';
+import { WaitlistEntries } from './storage/waitlist-entries';
 import { WaitlistStock } from './storage/waitlist-stock';
 
 /** Expired holds released per sweep query, and at most this many queries a tick (25 × 200 = 5,000 holds a second by default). */
@@ -52,6 +54,10 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   });
   runtime.every('stranded hold settler', config.HOLD_SETTLE_INTERVAL_MS, () => holds.settleStranded());
   runtime.every('waitlist allocator', config.WAITLIST_INTERVAL_MS, () => waitlists.allocateAll());
+  const mailer = createMailer(config.MAILER, config, runtime.logger);
+  runtime.lifecycle.onShutdown('offer mailer', () => mailer.close());
+  const offerEmails = new OfferEmails(new WaitlistEntries(pool), mailer, { checkoutBaseUrl: config.CHECKOUT_BASE_URL, messageIdDomain: mailDomain(config.MAIL_FROM) }, runtime.logger);
+  runtime.every('waitlist offer emails', config.WAITLIST_EMAIL_INTERVAL_MS, () => offerEmails.sendDue());
   const clock = new CatalogClock(pool, checkoutCatalog, runtime.logger);
   runtime.every('catalog clock', config.CATALOG_CLOCK_INTERVAL_MS, () => clock.tick());
   await runtime.ready();

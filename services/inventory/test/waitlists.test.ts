@@ -8,16 +8,20 @@
  * sweeper runs as in production.
  */
 import { Pool } from 'pg';
-import { createLogger, createServiceClient, gen, randomBase62, redisFromEnv, type RedisClient, type RequestContext, type ServiceRuntime } from '@partner-api/shared';
+import { createLogger, createServiceClient, gen, randomBase62, redisFromEnv, type MailMessage, type Mailer, type RedisClient, type RequestContext, type ServiceRuntime } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
 import { Catalog } from '../src/domain/catalog';
+import { OfferEmails, RETRY_SCHEDULE_MS } from '../src/domain/offer-emails';
 import { WaitlistDesk } from '../src/domain/waitlist-desk';
 import { CatalogVersions } from '../src/storage/catalog-versions';
 import { CatalogRepository } from '../src/storage/catalog-repository';
 import { HoldBook } from '../src/storage/hold-book';
 import { availabilityKey, StockStore, waitlistDemandKey, waitlistReserveKey } from '../src/storage/stock-store';
+import { WaitlistEntries } from '../src/storage/waitlist-entries';
 import { WaitlistStock } from '../src/storage/waitlist-stock';
 import { eventually } from './support';
+
+jest.setTimeout(30_000);
 
 const ctx: RequestContext = { organisationId: 636363, mode: 'live', keyId: 1, requestId: 'it' };
 let inventory: ServiceRuntime;
@@ -29,7 +33,7 @@ let reserve: WaitlistStock;
 
 beforeAll(async () => {
   inventory = await startInventory(
-    loadInventoryConfig({ ...process.env, GRPC_PORT: '0', OPS_PORT: '0', HOLD_SWEEP_INTERVAL_MS: '100', HOLD_SETTLE_INTERVAL_MS: '200', WAITLIST_INTERVAL_MS: '3600000' }),
+    loadInventoryConfig({ ...process.env, GRPC_PORT: '0', OPS_PORT: '0', HOLD_SWEEP_INTERVAL_MS: '100', HOLD_SETTLE_INTERVAL_MS: '200', WAITLIST_INTERVAL_MS: '3600000', WAITLIST_EMAIL_INTERVAL_MS: '3600000' }),
     createLogger('it', 'silent'),
   );
   client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);
@@ -233,6 +237,61 @@ describe('offering returned tickets', () => {
     expect(released.releasedCount).toBe(1n);
     expect((await entries(slug)).map((entry) => entry.offeredQuantity ?? null)).toEqual([3, 1]);
     await expect(client.releaseWaitlist({ eventIdOrSlug: slug, poolId: BigInt(poolId), count: 0n }, ctx)).rejects.toMatchObject({ code: 'parameter_invalid', param: 'count' });
+  });
+});
+
+/** The one truly external part: a mail system that records what it accepts, or refuses while `refusing`. */
+class RecordingMailer implements Mailer {
+  readonly accepted: MailMessage[] = [];
+  refusing = false;
+  async send(message: MailMessage): Promise<void> {
+    if (this.refusing) throw new Error('421 try again later');
+    this.accepted.push(message);
+  }
+  async close(): Promise<void> {}
+}
+
+describe('offer emails', () => {
+  it('emails each offer once its tickets are held, with the link to its checkout; a refusal is retried', async () => {
+    const { slug, eventId, poolId, typeId, holds } = await soldOutEvent(3);
+    await join(eventId, typeId, 'first@example.com', 2);
+    await join(eventId, typeId, 'second@example.com', 1);
+    await lapse(holds);
+    await eventually('the lapsed hold reserved', () => stockOf(eventId, poolId), (stock) => stock.reserved === 3);
+    const mailer = new RecordingMailer();
+    const emails = new OfferEmails(new WaitlistEntries(db), mailer, { checkoutBaseUrl: 'https://checkout.example.com', messageIdDomain: 'example.com' }, createLogger('it', 'silent'));
+
+    // Recorded but not yet taken (step 3 not run): nothing is announced yet.
+    await desk.offerReserve(String(ctx.organisationId), eventId, poolId);
+    const [first, second] = await entries(slug);
+    const ofThisTest = (message: MailMessage) => message.messageId.includes(first!.holdId!) || message.messageId.includes(second!.holdId!);
+    await emails.sendDue(500);
+    expect(mailer.accepted.filter(ofThisTest)).toEqual([]);
+
+    await desk.takeOffers(eventId, poolId);
+    mailer.refusing = true;
+    await emails.sendDue(500);
+    const state = async () => (await db.query<{ hold_id: string; email_attempts: number; emailed_at: Date | null; retry_in: number }>(
+      'SELECT hold_id, email_attempts, emailed_at, extract(epoch FROM email_due_at - now()) * 1000 AS retry_in FROM waitlist_entries WHERE hold_id = ANY($1::text[]) ORDER BY id',
+      [[first!.holdId, second!.holdId]],
+    )).rows;
+    const refused = await state();
+    expect(refused.map((row) => [row.email_attempts, row.emailed_at])).toEqual([[1, null], [1, null]]);
+    expect(refused.every((row) => row.retry_in > RETRY_SCHEDULE_MS[0]! - 2_000 && row.retry_in <= RETRY_SCHEDULE_MS[0]!)).toBe(true);
+
+    // Due again (as after the wait): sent, once each.
+    mailer.refusing = false;
+    await db.query('UPDATE waitlist_entries SET email_due_at = now() WHERE hold_id = ANY($1::text[])', [[first!.holdId, second!.holdId]]);
+    await emails.sendDue(500);
+    await emails.sendDue(500);
+    const ours = mailer.accepted.filter(ofThisTest);
+    expect(ours.map((message) => [message.to, message.messageId])).toEqual([
+      ['first@example.com', `<waitlist-offer-${first!.holdId}@example.com>`],
+      ['second@example.com', `<waitlist-offer-${second!.holdId}@example.com>`],
+    ]);
+    expect(ours[0]!.text).toContain(`https://checkout.example.com/waitlist/${ctx.organisationId}/offers/${first!.holdId}`);
+    expect(ours[0]!.text).toContain('2 GA tickets are now held for you.');
+    expect((await state()).map((row) => row.emailed_at !== null)).toEqual([true, true]);
   });
 });
 

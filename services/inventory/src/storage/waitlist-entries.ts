@@ -23,6 +23,20 @@ export interface EntryRow {
   created_at: Date;
 }
 
+/** A claimed offer email, with what its message says. */
+export interface DueOfferEmail {
+  id: string;
+  organisation_id: string;
+  hold_id: string;
+  email: string;
+  offered_quantity: number;
+  email_attempts: number;
+  expires_at: Date;
+  event_title: string;
+  event_starts_at: Date;
+  ticket_type_name: string;
+}
+
 /** An offer as the hosted checkout opens it. */
 export interface OfferRow {
   organisation_id: string;
@@ -140,8 +154,37 @@ export class WaitlistEntries {
     return rows.map((row) => ({ holdId: row.hold_id, quantity: row.offered_quantity, expiresAt: row.expires_at }));
   }
 
+  /** The offers' tickets are held: their emails are due. */
   static async markTaken(client: PoolClient, holdIds: string[]): Promise<void> {
-    if (holdIds.length > 0) await client.query('UPDATE waitlist_entries SET taken_at = now(), updated_at = now() WHERE hold_id = ANY($1::text[])', [holdIds]);
+    if (holdIds.length > 0) {
+      await client.query('UPDATE waitlist_entries SET taken_at = now(), email_due_at = now(), updated_at = now() WHERE hold_id = ANY($1::text[]) AND taken_at IS NULL', [holdIds]);
+    }
+  }
+
+  /**
+   * Offers whose email is due, each claimed for `leaseMs` (pushed ahead, so
+   * a concurrent sender skips it and a dead one's claim runs out).
+   */
+  async claimDueEmails(limit: number, leaseMs: number): Promise<DueOfferEmail[]> {
+    const { rows } = await this.db.query<DueOfferEmail>(
+      `WITH due AS (
+         SELECT id FROM waitlist_entries WHERE state = 'offered' AND emailed_at IS NULL AND email_due_at <= now()
+          ORDER BY email_due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       UPDATE waitlist_entries w SET email_due_at = now() + make_interval(secs => $2::double precision / 1000), email_attempts = w.email_attempts + 1
+         FROM due, holds h, events e, ticket_types t
+        WHERE w.id = due.id AND h.id = w.hold_id AND e.id = w.event_id AND t.id = w.ticket_type_id
+       RETURNING w.id, w.organisation_id, w.hold_id, w.email, w.offered_quantity, w.email_attempts, h.expires_at, e.title AS event_title, e.starts_at AS event_starts_at, t.name AS ticket_type_name`,
+      [limit, leaseMs],
+    );
+    return rows;
+  }
+
+  async emailSent(entryId: string): Promise<void> {
+    await this.db.query('UPDATE waitlist_entries SET emailed_at = now(), email_last_error = NULL WHERE id = $1', [entryId]);
+  }
+
+  async emailFailed(entryId: string, error: string, retryInMs: number): Promise<void> {
+    await this.db.query('UPDATE waitlist_entries SET email_last_error = $2, email_due_at = now() + make_interval(secs => $3::double precision / 1000) WHERE id = $1', [entryId, error.slice(0, 500), retryInMs]);
   }
 
   /** Pools with a live list (someone waiting or offered): the allocator's round. */
