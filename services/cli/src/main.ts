@@ -8,6 +8,7 @@ import { registerMigrate } from './commands/migrate';
 import { registerOrders } from './commands/orders';
 import { registerOrganisations } from './commands/organisations';
 import { registerTickets } from './commands/tickets';
+import { registerWaitlists } from './commands/waitlists';
 import { registerWebhooks } from './commands/webhooks';
 
 const program = new Command('partnerctl').description('Operator tool for the Partner API');
@@ -18,5 +19,6 @@ registerCatalog(program);
 registerCoupons(program);
 registerTickets(program);
 registerOrders(program);
+registerWaitlists(program);
 registerWebhooks(program);
 void program.parseAsync(process.argv);
