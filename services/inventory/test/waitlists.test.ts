@@ -285,12 +285,13 @@ describe('offer emails', () => {
     await emails.sendDue(500);
     await emails.sendDue(500);
     const ours = mailer.accepted.filter(ofThisTest);
-    expect(ours.map((message) => [message.to, message.messageId])).toEqual([
+    expect(ours.map((message) => [message.to, message.messageId]).sort()).toEqual([
       ['first@example.com', `<waitlist-offer-${first!.holdId}@example.com>`],
       ['second@example.com', `<waitlist-offer-${second!.holdId}@example.com>`],
     ]);
-    expect(ours[0]!.text).toContain(`https://checkout.example.com/waitlist/${ctx.organisationId}/offers/${first!.holdId}`);
-    expect(ours[0]!.text).toContain('2 GA tickets are now held for you.');
+    const toFirst = ours.find((message) => message.to === 'first@example.com')!;
+    expect(toFirst.text).toContain(`https://checkout.example.com/waitlist/${ctx.organisationId}/offers/${first!.holdId}`);
+    expect(toFirst.text).toContain('2 GA tickets are now held for you.');
     expect((await state()).map((row) => row.emailed_at !== null)).toEqual([true, true]);
   });
 });

@@ -87,8 +87,8 @@ export class WaitlistDesk {
       demand = await WaitlistEntries.waitingDemand(client, plan.poolId);
       return joined;
     });
-    // After the commit: a demand set too low (a crash first, a concurrent join's older count) only lets
-    // returning tickets go on sale until the allocator's next pass sets it again; one set too high could not.
+    // After the commit, so Redis never asks for an entry PostgreSQL lacks. A stale count (a crash first, a
+    // concurrent join's older one) is put right by the allocator's next pass, which sets it from PostgreSQL.
     await this.reserve.setDemand(event.id, plan.poolId, demand).catch((error: unknown) => this.logger.warn({ err: error, poolId: plan.poolId }, 'could not set waiting demand'));
     return view(entry);
   }

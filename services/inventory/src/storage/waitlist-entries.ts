@@ -169,7 +169,7 @@ export class WaitlistEntries {
     const { rows } = await this.db.query<DueOfferEmail>(
       `WITH due AS (
          SELECT id FROM waitlist_entries WHERE state = 'offered' AND emailed_at IS NULL AND email_due_at <= now()
-          ORDER BY email_due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          ORDER BY email_due_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
        UPDATE waitlist_entries w SET email_due_at = now() + make_interval(secs => $2::double precision / 1000), email_attempts = w.email_attempts + 1
          FROM due, holds h, events e, ticket_types t
         WHERE w.id = due.id AND h.id = w.hold_id AND e.id = w.event_id AND t.id = w.ticket_type_id
