@@ -10,6 +10,7 @@ import { registerMigrate } from './commands/migrate';
 import { registerOrders } from './commands/orders';
 import { registerOrganisations } from './commands/organisations';
 import { registerTickets } from './commands/tickets';
+import { registerWaitlists } from './commands/waitlists';
 import { registerWebhooks } from './commands/webhooks';
 
 const program = new Command('partnerctl').description('Operator tool for the Partner API');
@@ -21,6 +22,7 @@ registerCoupons(program);
 registerChannels(program);
 registerTickets(program);
 registerOrders(program);
+registerWaitlists(program);
 registerWebhooks(program);
 registerListen(program);
 void program.parseAsync(process.argv);

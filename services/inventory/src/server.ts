@@ -1,5 +1,5 @@
 /** Starts the inventory service; tests call this and own its life. */
-import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
+import { createMailer, gen, mailDomain, ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { InventoryConfig } from './config';
 import { Catalog } from './domain/catalog';
 import { CatalogAdmin } from './domain/catalog-admin';
@@ -15,6 +15,10 @@ import { CatalogVersions } from './storage/catalog-versions';
 import { HotPools } from './storage/hot-pools';
 import { inventoryRedis } from './storage/redis-gate';
 import { StockStore } from './storage/stock-store';
+import { OfferEmails } from './domain/offer-emails';
+import { WaitlistDesk } from './domain/waitlist-desk';
+import { WaitlistEntries } from './storage/waitlist-entries';
+import { WaitlistStock } from './storage/waitlist-stock';
 
 /** Expired holds released per sweep query, and at most this many queries a tick (25 × 200 = 5,000 holds a second by default). */
 const SWEEP_BATCH = 200;
@@ -35,10 +39,11 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const checkoutCatalog = new CheckoutCatalog(repository, versions);
   const admin = new CatalogAdmin(pool, catalog, stock, checkoutCatalog, runtime.logger);
   const holds = new HoldDesk(pool, repository, stock, book, catalog, checkoutCatalog, new HoldRecords(pool), runtime.logger);
+  const waitlists = new WaitlistDesk(pool, repository, stock, new WaitlistStock(redis, gate), catalog, runtime.logger, { offerTtlSeconds: config.WAITLIST_OFFER_TTL_SECONDS });
   const metrics = new InventoryMetrics(runtime.metrics, gate, new HotPools(pool, redis, gate, config.METRICS_HOT_POOLS));
   // Serve once Redis is verified; if it is down, start anyway (not ready) and open when it is back.
   await gate.whenOpen(config.REDIS_VERIFY_TIMEOUT_MS).catch((error: unknown) => runtime.logger.warn({ err: error }, 'starting before redis is available'));
-  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, holds, metrics), config.GRPC_PORT);
+  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, holds, waitlists, metrics), config.GRPC_PORT);
   runtime.every('hold sweeper', config.HOLD_SWEEP_INTERVAL_MS, async () => {
     // A backlog (an on-sale's lapsed holds) drains batch after batch within one tick, up to a bound, not one batch a tick.
     for (let batch = 0; batch < SWEEP_BATCHES_PER_TICK; batch += 1) {
@@ -48,6 +53,11 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
     }
   });
   runtime.every('stranded hold settler', config.HOLD_SETTLE_INTERVAL_MS, () => holds.settleStranded());
+  runtime.every('waitlist allocator', config.WAITLIST_INTERVAL_MS, () => waitlists.allocateAll());
+  const mailer = createMailer(config.MAILER, config, runtime.logger);
+  runtime.lifecycle.onShutdown('offer mailer', () => mailer.close());
+  const offerEmails = new OfferEmails(new WaitlistEntries(pool), mailer, { checkoutBaseUrl: config.CHECKOUT_BASE_URL, messageIdDomain: mailDomain(config.MAIL_FROM) }, runtime.logger);
+  runtime.every('waitlist offer emails', config.WAITLIST_EMAIL_INTERVAL_MS, () => offerEmails.sendDue());
   const clock = new CatalogClock(pool, checkoutCatalog, runtime.logger);
   runtime.every('catalog clock', config.CATALOG_CLOCK_INTERVAL_MS, () => clock.tick());
   await runtime.ready();

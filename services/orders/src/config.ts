@@ -27,6 +27,11 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
     PAYMENT_RECOVERY_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
     PAYMENT_COMPLETION_DELAY_MS: z.coerce.number().int().nonnegative().default(5_000),
     PAYMENT_CHARGE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    /** Express "trust proxy" for the hosted pages: which hops may set X-Forwarded-For (`true`, `false`, or addresses and names as Express takes them). */
+    TRUST_PROXY: z.string().default('loopback'),
+    /** Waiting-list joins one caller address may send per window (D256). */
+    WAITLIST_JOINS_PER_WINDOW: z.coerce.number().int().positive().default(10),
+    WAITLIST_JOIN_WINDOW_SECONDS: z.coerce.number().int().positive().default(600),
     /** A refund left pending or half done (a crash, an unanswered processor) for this long is finished by the recovery loop. */
     REFUND_RECOVERY_DELAY_MS: z.coerce.number().int().nonnegative().default(10_000),
   })

@@ -79,7 +79,17 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
   const channels = { sessions, origins, tokens: new ChannelTokens(config.CHANNEL_TOKEN_SECRET, config.CHANNEL_PAGE_SECONDS), storefrontOrigin: new URL(config.CHECKOUT_BASE_URL).origin };
 
   await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory), refunds, origins), config.GRPC_PORT);
-  const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(payments, inventory, channels, runtime.logger), config.HTTP_PORT);
+  const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(
+      payments,
+      sessions,
+      inventory,
+      channels,
+      {
+        trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
+        joinLimits: { perWindow: config.WAITLIST_JOINS_PER_WINDOW, windowSeconds: config.WAITLIST_JOIN_WINDOW_SECONDS },
+      },
+      runtime.logger,
+    ), config.HTTP_PORT);
   runtime.every('payment recovery', config.PAYMENT_RECOVERY_INTERVAL_MS, () => payments.recover());
   runtime.every('refund recovery', config.PAYMENT_RECOVERY_INTERVAL_MS, () => refunds.recover());
   runtime.every('pending session sweep', config.PENDING_SWEEP_INTERVAL_MS, () => sessions.sweepPending(config.PENDING_SESSION_SECONDS));

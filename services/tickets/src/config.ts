@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress } from '@partner-api/shared';
+import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, mailSettings } from '@partner-api/shared';
 
 export const ticketsEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.tickets, ops: 9403 })
   .extend({
@@ -9,10 +9,8 @@ export const ticketsEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.tickets, ops: 
     EVENT_CACHE_MS: z.coerce.number().int().nonnegative().default(30_000),
     /** How comp guests are emailed: `log` (accepts and logs, sends nothing; the local default) or `smtp` (SMTP_URL). */
     GUEST_MAILER: z.enum(['log', 'smtp']).default('log'),
-    /** The SMTP server for GUEST_MAILER=smtp: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`. */
-    SMTP_URL: z.string().url().optional(),
-    /** The sender of guest emails; its domain also names the Message-IDs. */
-    MAIL_FROM: z.string().min(3).default('Tickets <tickets@example.com>'),
+    /** SMTP_URL (for GUEST_MAILER=smtp) and MAIL_FROM, as every mailing service reads them. */
+    ...mailSettings,
     /** How often queued guest emails are sent. */
     COMP_EMAIL_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
     /** A comp batch still unissued this long after it took stock gives the stock back (its process died mid-way). */
@@ -28,6 +26,3 @@ export const ticketsEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.tickets, ops: 
 export type TicketsConfig = z.infer<typeof ticketsEnv>;
 
 export const loadTicketsConfig = (env: NodeJS.ProcessEnv = process.env): TicketsConfig => loadConfig(ticketsEnv, env);
-
-/** The domain of MAIL_FROM's address (`Tickets <tickets@example.com>` → `example.com`). */
-export const mailDomain = (from: string): string => /@([^\s>]+)/.exec(from)?.[1] ?? 'localhost';

@@ -1,13 +1,10 @@
 /** Starts the tickets service (tickets, attendees, check-ins, transfers, voids, refunds, comps); tests call this and own its life. */
-import { createServiceClient, gen, ServiceRuntime, type Logger } from '@partner-api/shared';
-import { LogGuestMailer } from './adapters/log-guest-mailer';
-import { SmtpGuestMailer } from './adapters/smtp-guest-mailer';
-import { mailDomain, type TicketsConfig } from './config';
+import { createMailer, createServiceClient, gen, mailDomain, ServiceRuntime, type Logger } from '@partner-api/shared';
+import type { TicketsConfig } from './config';
 import { Attendees } from './domain/attendees';
 import { CheckIns } from './domain/check-ins';
 import { CompTickets } from './domain/comp-tickets';
 import { EventDirectory } from './domain/event-directory';
-import type { GuestMailer } from './domain/guest-mailer';
 import { GuestEmails } from './domain/guest-emails';
 import { Tickets } from './domain/tickets';
 import { Transfers } from './domain/transfers';
@@ -24,8 +21,7 @@ export async function startTickets(config: TicketsConfig, logger?: Logger): Prom
   await runtime.outboxRelay(pool, config);
   const inventory = createServiceClient(gen.inventory.InventoryService, config.INVENTORY_GRPC_ADDR);
   runtime.lifecycle.onShutdown('service clients', () => inventory.close());
-  const mailer: GuestMailer =
-    config.GUEST_MAILER === 'smtp' ? new SmtpGuestMailer({ url: config.SMTP_URL!, from: config.MAIL_FROM }) : new LogGuestMailer(runtime.logger);
+  const mailer = createMailer(config.GUEST_MAILER, config, runtime.logger);
   runtime.lifecycle.onShutdown('guest mailer', () => mailer.close());
 
   const repository = new TicketRepository(pool);

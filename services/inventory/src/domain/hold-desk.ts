@@ -100,6 +100,23 @@ interface HoldRow {
 }
 
 const DEFAULT_TTL_SECONDS = 15 * 60;
+
+/** A hold's answer: its lines priced in the API's decimal strings. */
+export function heldResult(event: EventRow, eventUrl: string, plan: CheckoutPlan): HoldResult {
+  return {
+    eventId: BigInt(event.id),
+    eventUrl,
+    lines: plan.lines.map((line) => ({
+      ticketTypeId: BigInt(line.ticketTypeId),
+      poolId: BigInt(line.poolId),
+      name: line.name,
+      quantity: line.quantity,
+      unitPrice: formatCents(line.unitPriceCents),
+      unitBookingFee: formatCents(line.unitBookingFeeCents),
+      total: formatCents(line.totalCents),
+    })),
+  };
+}
 /** A hold record still in Redis this long after its expiry, for a hold PostgreSQL has ended, is settled by settleStranded. */
 const STRANDED_GRACE_MS = 10_000;
 
@@ -480,19 +497,7 @@ export class HoldDesk {
   }
 
   private result(event: EventRow, plan: CheckoutPlan): HoldResult {
-    return {
-      eventId: BigInt(event.id),
-      eventUrl: this.catalog.eventUrl(event),
-      lines: plan.lines.map((line) => ({
-        ticketTypeId: BigInt(line.ticketTypeId),
-        poolId: BigInt(line.poolId),
-        name: line.name,
-        quantity: line.quantity,
-        unitPrice: formatCents(line.unitPriceCents),
-        unitBookingFee: formatCents(line.unitBookingFeeCents),
-        total: formatCents(line.totalCents),
-      })),
-    };
+    return heldResult(event, this.catalog.eventUrl(event), plan);
   }
 
   /** Enough left right now? Cheap, and keeps hopeless attempts off PostgreSQL during a sell-out. */

@@ -3,11 +3,12 @@ import type { gen, ServiceHandlers } from '@partner-api/shared';
 import type { Catalog } from '../domain/catalog';
 import type { CatalogAdmin } from '../domain/catalog-admin';
 import type { HoldDesk } from '../domain/hold-desk';
+import type { WaitlistDesk } from '../domain/waitlist-desk';
 import type { InventoryMetrics } from '../metrics';
 
 type InventoryMethods = (typeof gen.inventory.InventoryService)['method'];
 
-export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: HoldDesk, metrics: InventoryMetrics): Partial<ServiceHandlers<InventoryMethods>> {
+export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: HoldDesk, waitlists: WaitlistDesk, metrics: InventoryMetrics): Partial<ServiceHandlers<InventoryMethods>> {
   return {
     getEvent: (request, ctx) => catalog.getEvent(ctx, request.idOrSlug),
     listEvents: async (request, ctx) => {
@@ -65,5 +66,15 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
     changeEventStatus: (request, ctx) => admin.changeEventStatus(ctx, request.idOrSlug, request.action),
     upsertPool: (request, ctx) => admin.upsertPool(ctx, request),
     upsertTicketType: (request, ctx) => admin.upsertTicketType(ctx, request),
+
+    joinWaitlist: (request, ctx) =>
+      waitlists.join(ctx, request.eventId.toString(), { ticketTypeId: request.ticketTypeId.toString(), email: request.email, quantity: request.quantity }),
+    getWaitlistForm: (request, ctx) => waitlists.form(ctx, request.eventId.toString()),
+    getWaitlistOffer: (request, ctx) => waitlists.offer(ctx, request.holdId),
+    listWaitlist: async (request, ctx) => ({ data: await waitlists.list(ctx, request.eventIdOrSlug) }),
+    releaseWaitlist: async (request, ctx) => ({
+      object: 'waitlist_release',
+      ...(await waitlists.release(ctx, request.eventIdOrSlug, request.poolId.toString(), Number(request.count))),
+    }),
   };
 }

@@ -4,7 +4,10 @@
  *
  * - hold: every pool of a checkout or none; refuses when any pool is short;
  *   repeating a hold id changes nothing.
- * - release: returns a hold's tickets to stock; idempotent.
+ * - release: returns a hold's tickets to stock; idempotent. While the pool's
+ *   waiting list asks for more than is reserved for it, they go to the
+ *   list's reserve instead, in the same step, so a concurrent burst of holds
+ *   can never take them (see WaitlistDesk).
  * - commit: turns a hold into a sale (the tickets stay out of stock).
  * - reinstate: writes a sold hold's record back without moving the
  *   counters, so a sale given back (a comp batch whose tickets could not be
@@ -20,7 +23,7 @@
  * fire exactly once per crossing.
  */
 import { defineScript, scanEverywhere, type RedisClient } from '@partner-api/shared';
-import { availabilityKey } from './stock-store';
+import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-store';
 
 // KEYS: 1 hold record, 2 expiry index, 3.. pool counters.
 // ARGV: 1 hold id, 2 expiry (ms), 3 record JSON, then per pool: quantity, low-stock threshold.
@@ -46,11 +49,19 @@ redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return result
 `;
 
-// KEYS: 1 hold record, 2 expiry index, 3.. pool counters (from the record). ARGV: 1 hold id, then quantities.
+// KEYS: 1 hold record, 2 expiry index, then per pool (from the record): counter, waitlist reserve, waitlist demand.
+// ARGV: 1 hold id, then quantities.
 const RELEASE = `
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
-for i = 3, #KEYS do redis.call('INCRBY', KEYS[i], ARGV[i - 1]) end
+for i = 1, (#KEYS - 2) / 3 do
+  local quantity = tonumber(ARGV[i + 1])
+  local at = 2 + (i - 1) * 3
+  local wanted = tonumber(redis.call('GET', KEYS[at + 3]) or '0') - tonumber(redis.call('GET', KEYS[at + 2]) or '0')
+  local reserved = math.min(quantity, math.max(0, wanted))
+  if reserved > 0 then redis.call('INCRBY', KEYS[at + 2], reserved) end
+  if quantity > reserved then redis.call('INCRBY', KEYS[at + 1], quantity - reserved) end
+end
 return 1
 `;
 
@@ -61,13 +72,15 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `;
 
-// KEYS: 1 pool counter, 2 expiry index, 3.. hold records. ARGV: 1 available, then per hold: id, expiry (ms), record JSON.
+// KEYS: 1 pool counter, 2 expiry index, 3 waitlist reserve, 4.. hold records. ARGV: 1 available, then per hold: id, expiry (ms), record JSON.
 // Only where the counter is missing: a counter that exists (rebuilt by someone else) is the one to use.
+// The durable record counts reserved tickets as available, so a reserve left over is dropped.
 const RESTORE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
-for i = 3, #KEYS do
-  local at = 2 + (i - 3) * 3
+redis.call('DEL', KEYS[3])
+for i = 4, #KEYS do
+  local at = 2 + (i - 4) * 3
   if redis.call('SET', KEYS[i], ARGV[at + 2], 'NX') then redis.call('ZADD', KEYS[2], ARGV[at + 1], ARGV[at]) end
 end
 return 1
@@ -123,12 +136,16 @@ export type HoldOutcome =
 /** 10% of the pool's capacity, and at least 5 (the spec's low-stock rule). */
 export const lowStockThreshold = (capacity: number) => Math.max(5, Math.ceil(capacity / 10));
 
-const holdKey = (eventId: string, holdId: string) => `{ev:${eventId}}:hold:${holdId}`;
-const expiryKey = (eventId: string) => `{ev:${eventId}}:holds`;
+export const holdKey = (eventId: string, holdId: string) => `{ev:${eventId}}:hold:${holdId}`;
+export const expiryKey = (eventId: string) => `{ev:${eventId}}:holds`;
 
-interface HoldRecord {
+/** What Redis keeps of a hold: the tickets to return per pool. */
+export interface HoldRecord {
   pools: Array<{ poolId: string; quantity: number }>;
 }
+
+/** Per pool of a release: its counter, then its waiting list's reserve and demand. */
+const releaseKeys = (eventId: string, poolId: string) => [availabilityKey(eventId, poolId), waitlistReserveKey(eventId, poolId), waitlistDemandKey(eventId, poolId)];
 
 export class HoldBook {
   private readonly commands: HoldCommands;
@@ -193,7 +210,7 @@ export class HoldBook {
     const record = await this.redis.get(holdKey(eventId, holdId));
     if (!record) return false;
     const { pools } = JSON.parse(record) as HoldRecord;
-    const keys = [holdKey(eventId, holdId), expiryKey(eventId), ...pools.map((pool) => availabilityKey(eventId, pool.poolId))];
+    const keys = [holdKey(eventId, holdId), expiryKey(eventId), ...pools.flatMap((pool) => releaseKeys(eventId, pool.poolId))];
     return (await this.commands.releaseHold(keys.length, ...keys, holdId, ...pools.map((pool) => pool.quantity))) === 1;
   }
 
@@ -223,7 +240,7 @@ export class HoldBook {
    */
   async restore(eventId: string, poolId: string, available: number, holds: RestoredHold[]): Promise<boolean> {
     this.assertUsable(eventId);
-    const keys = [availabilityKey(eventId, poolId), expiryKey(eventId), ...holds.map((hold) => holdKey(eventId, hold.id))];
+    const keys = [availabilityKey(eventId, poolId), expiryKey(eventId), waitlistReserveKey(eventId, poolId), ...holds.map((hold) => holdKey(eventId, hold.id))];
     const args = [available, ...holds.flatMap((hold) => [hold.id, hold.expiresAt, JSON.stringify({ pools: hold.pools } satisfies HoldRecord)])];
     return (await this.commands.restoreStock(keys.length, ...keys, ...args)) === 1;
   }

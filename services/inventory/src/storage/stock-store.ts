@@ -13,13 +13,31 @@ import type { PoolRow } from './catalog-repository';
 import type { HoldBook, RestoredHold, StockGate } from './hold-book';
 
 export const availabilityKey = (eventId: string, poolId: string) => `{ev:${eventId}}:avail:${poolId}`;
+/** Tickets that came back while people waited, kept off general sale for the pool's waiting list. */
+export const waitlistReserveKey = (eventId: string, poolId: string) => `{ev:${eventId}}:wl-reserve:${poolId}`;
+/** Tickets the pool's waiting entries still ask for (set from PostgreSQL by WaitlistDesk); missing means none. */
+export const waitlistDemandKey = (eventId: string, poolId: string) => `{ev:${eventId}}:wl-demand:${poolId}`;
 
 export type LiveHold = RestoredHold;
 
 // Moves an existing counter only; a missing one is rebuilt from PostgreSQL on read.
-const ADJUST = "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end return nil";
+// KEYS: 1 counter, 2 waitlist reserve, 3 waitlist demand. ARGV: 1 delta.
+// Added capacity goes to the waiting list first, as far as it asks for more than is reserved.
+const ADJUST = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+local delta = tonumber(ARGV[1])
+if delta > 0 then
+  local wanted = tonumber(redis.call('GET', KEYS[3]) or '0') - tonumber(redis.call('GET', KEYS[2]) or '0')
+  local reserved = math.min(delta, math.max(0, wanted))
+  if reserved > 0 then
+    redis.call('INCRBY', KEYS[2], reserved)
+    delta = delta - reserved
+  end
+end
+return redis.call('INCRBY', KEYS[1], delta)
+`;
 
-type AdjustCommand = { adjustStock(key: string, delta: number): Promise<number | null> };
+type AdjustCommand = { adjustStock(counter: string, reserve: string, demand: string, delta: number): Promise<number | null> };
 
 /** What the durable record says about one pool: what is left, and the live holds on it. */
 export interface PoolSnapshot {
@@ -51,7 +69,7 @@ export class StockStore {
     private readonly book: HoldBook,
     private readonly gate?: StockGate,
   ) {
-    defineScript(redis, 'adjustStock', ADJUST, 1);
+    defineScript(redis, 'adjustStock', ADJUST, 3);
   }
 
   /** Available tickets per pool id; null for uncapped pools. */
@@ -94,14 +112,19 @@ export class StockStore {
   /** A pool's capacity changed by `delta`: move what is left by the same amount. */
   async adjust(pool: Pick<PoolRow, 'event_id' | 'id'>, delta: number): Promise<void> {
     this.gate?.check(pool.event_id);
-    const key = availabilityKey(pool.event_id, pool.id);
-    await (this.redis as unknown as AdjustCommand).adjustStock(key, delta);
+    await (this.redis as unknown as AdjustCommand).adjustStock(
+      availabilityKey(pool.event_id, pool.id),
+      waitlistReserveKey(pool.event_id, pool.id),
+      waitlistDemandKey(pool.event_id, pool.id),
+      delta,
+    );
   }
 
   /** Forget a counter so the next read rebuilds it (a pool became uncapped or capped). */
   async forget(pool: Pick<PoolRow, 'event_id' | 'id'>): Promise<void> {
     this.gate?.check(pool.event_id);
-    await this.redis.del(availabilityKey(pool.event_id, pool.id));
+    // The reserve goes with it: the rebuild counts reserved tickets as available again.
+    await this.redis.del(availabilityKey(pool.event_id, pool.id), waitlistReserveKey(pool.event_id, pool.id));
   }
 
   private async rebuild(pools: PoolRow[]): Promise<void> {

@@ -11,6 +11,7 @@ import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { ApiError, formatCents, formatTimestamp, type gen, isDryRun, notFound, parseCents, ServiceUnanswered, type Logger, type RequestContext, type ServiceClient } from '@partner-api/shared';
 import type { CheckoutRepository, CouponRow, SessionRow } from '../storage/checkout-repository';
 import { API_CHANNEL, type ChannelOfSession } from './sales-channels';
+import { platformContext } from './fulfilment';
 import { totalsFor, type CouponTerms } from './totals';
 
 type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
@@ -124,6 +125,40 @@ export class CheckoutSessions {
       throw holdFailed();
     }
     return this.view(session);
+  }
+
+  /**
+   * Opens the checkout session of a waiting-list offer, on the offer's hold
+   * (the session id is the hold id, as for every session): claimed as
+   * pending, priced from the offer and opened like any session, holding no
+   * new stock. The customer's email link leads here; a session already
+   * opened is left as it is. False when the id is no live offer of the
+   * organisation's.
+   */
+  async openOffer(organisationId: string, holdId: string, requestId: string): Promise<boolean> {
+    if (!UUID.test(holdId)) return false;
+    let offer: MessageShape<typeof gen.inventory.WaitlistOfferSchema>;
+    try {
+      offer = await this.inventory.getWaitlistOffer({ holdId }, platformContext(organisationId, requestId), { deadlineMs: HOLD_DEADLINE_MS });
+    } catch (error) {
+      if (unanswered(error)) throw error;
+      return false;
+    }
+    const claim = await this.repository.claimPending(holdId, Number(offer.organisationId));
+    // Opened before (the customer came back, perhaps after paying): the session shows what became of it.
+    if (!claim) return true;
+    if (offer.state !== 'offered' || !offer.hold) {
+      await this.repository.markFailed(holdId);
+      return false;
+    }
+    const { totals, items } = this.priced(offer.hold, undefined);
+    const session = await this.repository.openSession({
+      id: holdId, organisation_id: offer.organisationId.toString(), event_id: offer.hold.eventId.toString(), items,
+      customer: { email: offer.email, first_name: null, last_name: null, phone: null }, coupon_id: null,
+      subtotal_cents: String(totals.subtotal), total_fees_cents: String(totals.totalFees), discount_cents: String(totals.discount),
+      total_cents: String(totals.total), metadata: { waitlist_offer: 'true' }, expires_at: new Date(Date.parse(offer.hold.expiresAt!)),
+    });
+    return session !== undefined;
   }
 
   /**

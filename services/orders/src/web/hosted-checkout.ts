@@ -8,12 +8,14 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet';
 import { ApiError, type Logger } from '@partner-api/shared';
 import type { CheckoutPayments, PaymentForm } from '../domain/checkout-payments';
+import type { CheckoutSessions } from '../domain/checkout-sessions';
 import { platformContext, type InventoryClient } from '../domain/fulfilment';
 import type { PaymentMethodInput } from '../domain/payment-provider';
 import type { SessionRow } from '../storage/checkout-repository';
 import { channelCheckoutRouter, type ChannelCheckoutDeps } from './channel-checkout';
 import { allowFramingBy } from './framing';
 import { checkoutPage, completedPage, messagePage, processingPage, type EventSummary, type FormState } from './pages';
+import { waitlistRoutes, type JoinLimits } from './waitlist-join';
 
 type Form = Record<string, string | undefined>;
 
@@ -38,8 +40,22 @@ function framedFor(res: Response, session: SessionRow): void {
   if (session.sales_channel === 'embed' && session.channel_origin) allowFramingBy(res, session.channel_origin);
 }
 
-export function hostedCheckoutApp(payments: CheckoutPayments, inventory: InventoryClient, channels: Omit<ChannelCheckoutDeps, 'inventory'>, logger: Logger): express.Express {
+export interface HostedCheckoutOptions {
+  /** Express "trust proxy": which hops may name the caller's address (the join limit counts per address). */
+  trustProxy: boolean | string;
+  joinLimits: JoinLimits;
+}
+
+export function hostedCheckoutApp(
+  payments: CheckoutPayments,
+  sessions: CheckoutSessions,
+  inventory: InventoryClient,
+  channels: Omit<ChannelCheckoutDeps, 'inventory'>,
+  options: HostedCheckoutOptions,
+  logger: Logger,
+): express.Express {
   const app = express();
+  app.set('trust proxy', options.trustProxy);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(
@@ -112,8 +128,13 @@ export function hostedCheckoutApp(payments: CheckoutPayments, inventory: Invento
     }
   });
 
+  app.use(waitlistRoutes(inventory, sessions, options.joinLimits));
+
   app.use((_req, res) => void res.status(404).type('html').send(messagePage('Not found', 'There is no such page.')));
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof ApiError && error.code === 'resource_missing' && req.path.startsWith('/waitlist/')) {
+      return void res.status(404).type('html').send(messagePage('Event not found', 'This event has no waiting list here. Check the link you followed.'));
+    }
     if (error instanceof ApiError && error.code === 'resource_missing') {
       return void res.status(404).type('html').send(messagePage('Checkout not found', 'This checkout link is not valid. Ask the seller for a new one.'));
     }

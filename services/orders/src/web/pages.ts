@@ -31,13 +31,13 @@ h1{font-size:1.5rem;margin-bottom:.25rem}.when{color:#555;margin-top:0}
 table{width:100%;border-collapse:collapse;margin:1rem 0}td,th{padding:.4rem;border-bottom:1px solid #ddd;text-align:left}
 td.num,th.num{text-align:right}.total td{font-weight:600}
 form{display:grid;gap:.6rem;margin-top:1rem}label{display:grid;gap:.2rem;font-size:.9rem}
-input{padding:.5rem;font-size:1rem;border:1px solid #aaa;border-radius:4px}
+input,select{padding:.5rem;font-size:1rem;border:1px solid #aaa;border-radius:4px}
 button{padding:.7rem;font-size:1rem;background:#0a58ca;color:#fff;border:0;border-radius:4px;cursor:pointer}
 .notice{padding:.75rem;border-radius:4px;background:#fff3cd}.error{padding:.75rem;border-radius:4px;background:#f8d7da}
 .ok{padding:.75rem;border-radius:4px;background:#d1e7dd}.row{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}
 `;
 
-const e = (value: string | null | undefined) => escapeHtml(value ?? '');
+export const e = (value: string | null | undefined) => escapeHtml(value ?? '');
 
 export function layout(title: string, body: string): string {
   return `<!doctype html>

@@ -1,9 +1,9 @@
-import { createLogger } from '@partner-api/shared';
+import { createLogger, mailDomain, type MailMessage, type Mailer } from '@partner-api/shared';
 import type { CompRepository, DueEmail } from '../storage/comp-repository';
 import type { TicketRow } from '../storage/ticket-repository';
-import { mailDomain, ticketsEnv } from '../config';
+import { ticketsEnv } from '../config';
 import { GuestEmails, RETRY_SCHEDULE_MS } from './guest-emails';
-import { composeGuestEmail, type GuestEmail, type GuestMailer } from './guest-mailer';
+import { composeGuestEmail } from './guest-mailer';
 
 const ticket = (id: string, overrides: Partial<TicketRow> = {}): TicketRow => ({
   id,
@@ -49,10 +49,10 @@ class Outbox {
   } as unknown as CompRepository;
 }
 
-class RecordingMailer implements GuestMailer {
-  readonly sent: GuestEmail[] = [];
+class RecordingMailer implements Mailer {
+  readonly sent: MailMessage[] = [];
   failFor = new Set<string>();
-  async send(email: GuestEmail): Promise<void> {
+  async send(email: MailMessage): Promise<void> {
     if (this.failFor.has(email.messageId)) throw new Error('450 mailbox busy');
     this.sent.push(email);
   }

@@ -10,9 +10,9 @@
  * same Message-ID. A ticket that is no longer valid by then (voided,
  * refunded) is skipped.
  */
-import type { Logger } from '@partner-api/shared';
+import type { Logger, Mailer } from '@partner-api/shared';
 import type { CompRepository } from '../storage/comp-repository';
-import { composeGuestEmail, type GuestMailer } from './guest-mailer';
+import { composeGuestEmail } from './guest-mailer';
 
 /** Wait after the 1st, 2nd, … failed attempt; after the last, the email is given up. */
 export const RETRY_SCHEDULE_MS = [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000];
@@ -22,7 +22,7 @@ const LEASE_MS = 60_000;
 export class GuestEmails {
   constructor(
     private readonly comps: CompRepository,
-    private readonly mailer: GuestMailer,
+    private readonly mailer: Mailer,
     private readonly logger: Logger,
     private readonly messageIdDomain: string,
   ) {}

@@ -1,25 +1,8 @@
 /**
- * Emailing a comp guest their ticket. Mail delivery is the one truly
- * external system of the tickets service, so it sits behind this
- * interface: `src/adapters/` has the SMTP adapter (nodemailer, SMTP_URL)
- * and the log adapter used locally by default (GUEST_MAILER). What a
- * message says is decided here, the same for every adapter.
+ * What a comp guest's email says. It goes out through the shared Mailer
+ * (SMTP or log, chosen by GUEST_MAILER), the same for every adapter.
  */
-export interface GuestEmail {
-  to: string;
-  /** The guest's name as issued, if any. */
-  toName: string | null;
-  subject: string;
-  text: string;
-  /** Stable per ticket (`<ticket-<id>@…>`), so a repeat of an at-least-once send can be recognised. */
-  messageId: string;
-}
-
-export interface GuestMailer {
-  /** Resolves once the mail system accepted the message; throws to have it retried later. */
-  send(email: GuestEmail): Promise<void>;
-  close(): Promise<void>;
-}
+import type { MailMessage } from '@partner-api/shared';
 
 export interface TicketForEmail {
   id: string;
@@ -33,7 +16,7 @@ export interface TicketForEmail {
 }
 
 /** The guest's message: event, ticket type, ticket id and the barcode the door scans. */
-export function composeGuestEmail(ticket: TicketForEmail, messageIdDomain: string): GuestEmail {
+export function composeGuestEmail(ticket: TicketForEmail, messageIdDomain: string): MailMessage {
   const name = [ticket.firstName, ticket.lastName].filter(Boolean).join(' ') || null;
   const starts = ticket.eventStartsAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
   return {

@@ -1,13 +1,12 @@
 /**
  * The SMTP adapter against a real SMTP server on loopback (smtp-server,
- * started by the test): a guest's email arrives with its sender, recipient,
- * subject, Message-ID and barcode; a server that refuses, or a login that
- * fails, is an error the sender loop retries.
+ * started by the test): an email arrives with its sender, recipient,
+ * subject, Message-ID and text; a server that refuses, or a login that
+ * fails, is an error the sender loops retry.
  */
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { SmtpGuestMailer } from '../src/adapters/smtp-guest-mailer';
-import { composeGuestEmail } from '../src/domain/guest-mailer';
+import { SmtpMailer, type MailMessage } from '../src/mail';
 
 interface Received {
   from: string | undefined;
@@ -42,24 +41,18 @@ async function startServer(options: Partial<SMTPServerOptions> = {}): Promise<{ 
   return { port, received, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-const email = composeGuestEmail(
-  {
-    id: '1234',
-    barcode: 'AbCdEfGhIjKlMnOpQrStUv',
-    ticketTypeName: 'GA',
-    firstName: 'Ann',
-    lastName: 'van Lee',
-    email: 'ann@example.com',
-    eventTitle: 'Comp Night',
-    eventStartsAt: new Date('2027-01-01T09:00:00Z'),
-  },
-  'tickets.example.com',
-);
+const email: MailMessage = {
+  to: 'ann@example.com',
+  toName: 'Ann van Lee',
+  subject: 'Your ticket to Comp Night',
+  text: 'Ticket: 1234\nBarcode: AbCdEfGhIjKlMnOpQrStUv',
+  messageId: '<ticket-1234@tickets.example.com>',
+};
 
-describe('SmtpGuestMailer', () => {
-  it('delivers the guest email to the SMTP server', async () => {
+describe('SmtpMailer', () => {
+  it('delivers the email to the SMTP server', async () => {
     const server = await startServer();
-    const mailer = new SmtpGuestMailer({ url: `smtp://127.0.0.1:${server.port}`, from: 'Tickets <tickets@tickets.example.com>' });
+    const mailer = new SmtpMailer({ url: `smtp://127.0.0.1:${server.port}`, from: 'Tickets <tickets@tickets.example.com>' });
     try {
       await mailer.send(email);
       expect(server.received).toHaveLength(1);
@@ -85,8 +78,8 @@ describe('SmtpGuestMailer', () => {
         else callback(new Error('Invalid username or password'));
       },
     });
-    const good = new SmtpGuestMailer({ url: `smtp://mailer:s3cret@127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com' });
-    const bad = new SmtpGuestMailer({ url: `smtp://mailer:wrong@127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com' });
+    const good = new SmtpMailer({ url: `smtp://mailer:s3cret@127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com' });
+    const bad = new SmtpMailer({ url: `smtp://mailer:wrong@127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com' });
     try {
       await good.send(email);
       expect(server.received.map((message) => message.user)).toEqual(['mailer']);
@@ -105,7 +98,7 @@ describe('SmtpGuestMailer', () => {
         callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 450 }));
       },
     });
-    const mailer = new SmtpGuestMailer({ url: `smtp://127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com' });
+    const mailer = new SmtpMailer({ url: `smtp://127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com' });
     try {
       await expect(mailer.send(email)).rejects.toThrow(/Mailbox unavailable/);
       expect(server.received).toHaveLength(0);
@@ -118,7 +111,7 @@ describe('SmtpGuestMailer', () => {
   it('fails when no server answers', async () => {
     const server = await startServer();
     await server.stop();
-    const mailer = new SmtpGuestMailer({ url: `smtp://127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com', timeoutMs: 2_000 });
+    const mailer = new SmtpMailer({ url: `smtp://127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com', timeoutMs: 2_000 });
     await expect(mailer.send(email)).rejects.toThrow();
     await mailer.close();
   });

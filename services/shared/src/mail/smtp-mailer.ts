@@ -1,12 +1,12 @@
 /**
- * Guest emails through an SMTP server with nodemailer (GUEST_MAILER=smtp).
+ * Email through an SMTP server with nodemailer (the `smtp` mailer).
  * SMTP_URL names the server and its credentials (`smtp://user:pass@host:587`
  * upgrades with STARTTLS when offered, `smtps://…:465` is TLS from the
  * start); MAIL_FROM is the sender. One pooled connection set per process.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import type { GuestEmail, GuestMailer } from '../domain/guest-mailer';
+import type { MailMessage, Mailer } from './mailer';
 
 export interface SmtpOptions {
   url: string;
@@ -15,7 +15,7 @@ export interface SmtpOptions {
   timeoutMs?: number;
 }
 
-export class SmtpGuestMailer implements GuestMailer {
+export class SmtpMailer implements Mailer {
   private readonly transport: Transporter<SMTPTransport.SentMessageInfo>;
 
   constructor(private readonly options: SmtpOptions) {
@@ -23,7 +23,7 @@ export class SmtpGuestMailer implements GuestMailer {
     this.transport = nodemailer.createTransport({ url: options.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
   }
 
-  async send(email: GuestEmail): Promise<void> {
+  async send(email: MailMessage): Promise<void> {
     await this.transport.sendMail({
       from: this.options.from,
       to: email.toName ? { name: email.toName, address: email.to } : email.to,

@@ -1,0 +1,45 @@
+/**
+ * Sending email to customers (comp guests their tickets, waiting-list
+ * customers their offers). Mail delivery is the one truly external system
+ * here, so it sits behind this interface: the SMTP adapter (nodemailer,
+ * SMTP_URL) and the log adapter used locally by default. What a message
+ * says is decided by the service that sends it, the same for every adapter.
+ */
+import { z } from 'zod';
+import type { Logger } from '../logger';
+import { LogMailer } from './log-mailer';
+import { SmtpMailer } from './smtp-mailer';
+
+export interface MailMessage {
+  to: string;
+  /** The recipient's name, if known. */
+  toName: string | null;
+  subject: string;
+  text: string;
+  /** Stable per message (`<ticket-<id>@…>`), so a repeat of an at-least-once send can be recognised. */
+  messageId: string;
+}
+
+export interface Mailer {
+  /** Resolves once the mail system accepted the message; throws to have it retried later. */
+  send(message: MailMessage): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The settings every service that sends mail reads (its choice of adapter goes under its own name). */
+export const mailSettings = {
+  /** The SMTP server for the smtp adapter: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`. */
+  SMTP_URL: z.string().url().optional(),
+  /** The sender of every email; its domain also names the Message-IDs. */
+  MAIL_FROM: z.string().min(3).default('Tickets <tickets@example.com>'),
+};
+
+/** `log` (accepts and logs, sends nothing; the local default) or `smtp` (SMTP_URL). */
+export function createMailer(kind: 'log' | 'smtp', settings: { SMTP_URL?: string | undefined; MAIL_FROM: string }, logger: Logger): Mailer {
+  if (kind === 'log') return new LogMailer(logger);
+  if (!settings.SMTP_URL) throw new Error('SMTP_URL is required for the smtp mailer');
+  return new SmtpMailer({ url: settings.SMTP_URL, from: settings.MAIL_FROM });
+}
+
+/** The domain of MAIL_FROM's address (`Tickets <tickets@example.com>` → `example.com`), for Message-IDs. */
+export const mailDomain = (from: string): string => /@([^\s>]+)/.exec(from)?.[1] ?? 'localhost';
