@@ -100,16 +100,21 @@ describe('an offer', () => {
     const html = await checkout.text();
     expect(html).toContain('data-testid="total">$60.00<');
     expect(html).toContain('value="wait@example.com"');
-    const session = await client.getCheckoutSession({ id: offered.holdId! }, ctx);
-    expect(session).toMatchObject({ status: 'open', expiresAt: offered.offerExpiresAt, total: '60.00' });
+    // A session of the web channel: open on the offer's hold until the offer ends, and not the partner's to see (D259).
+    const sessionRow = async () =>
+      (await backends.ordersDb.query('SELECT status, expires_at, total_cents, sales_channel, channel_origin FROM checkout_sessions WHERE id = $1', [offered.holdId])).rows[0];
+    const session = await sessionRow();
+    expect(session).toEqual({ status: 'open', expires_at: new Date(offered.offerExpiresAt!), total_cents: '6000', sales_channel: 'web', channel_origin: null });
+    await expect(client.getCheckoutSession({ id: offered.holdId! }, ctx)).rejects.toMatchObject({ code: 'resource_missing' });
     // Following the link again changes nothing.
     expect((await page(`/waitlist/${ctx.organisationId}/offers/${offered.holdId}`)).status).toBe(303);
-    expect(await client.getCheckoutSession({ id: offered.holdId! }, ctx)).toEqual(session);
+    expect(await sessionRow()).toEqual(session);
 
     const paid = await page(`/checkout/${offered.holdId}/pay`, { email: 'wait@example.com', first_name: 'Wai', last_name: 'Ting', card_name: 'Wai Ting', card_number: '4242 4242 4242 4242', card_expiry: '12/34', card_cvc: '123' });
     expect(paid.status).toBe(303);
     const order = await client.getOrder({ id: offered.holdId! }, ctx);
     expect(order.tickets).toHaveLength(2);
+    expect([order.salesChannel, order.channelOrigin]).toEqual(['web', undefined]);
     for (const deadline = Date.now() + 10_000; (await entries(event.slug))[0]!.state !== 'purchased'; ) {
       if (Date.now() > deadline) throw new Error('the entry was not marked purchased');
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -157,6 +157,8 @@ export class CheckoutSessions {
       customer: { email: offer.email, first_name: null, last_name: null, phone: null }, coupon_id: null,
       subtotal_cents: String(totals.subtotal), total_fees_cents: String(totals.totalFees), discount_cents: String(totals.discount),
       total_cents: String(totals.total), metadata: { waitlist_offer: 'true' }, expires_at: new Date(Date.parse(offer.hold.expiresAt!)),
+      // Sold on the platform's own pages (the join page, the emailed link): the web channel (D259).
+      sales_channel: 'web', channel_origin: null,
     });
     return session !== undefined;
   }
