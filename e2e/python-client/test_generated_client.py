@@ -45,6 +45,7 @@ from partner_api_client.models import (
     Error,
     Event,
     EventList,
+    ListWebhookDeliveriesStatus,
     OrderList,
     ReplayWebhookEndpoint,
     SendTestWebhookEvent,
@@ -163,7 +164,7 @@ def test_webhook_feed_replay_and_deliveries(world):
     endpoint = create_webhook_endpoint.sync(client=client, body=CreateWebhookEndpoint(url=world["receiver"]))
     replay = replay_webhook_endpoint.sync(str(endpoint.id), client=client, body=ReplayWebhookEndpoint(since="2026-01-01T00:00:00Z"))
     assert isinstance(replay, WebhookReplay) and replay.endpoint_id == endpoint.id and replay.queued >= 0
-    deliveries = list_webhook_deliveries.sync(str(endpoint.id), client=client, status="failed")
+    deliveries = list_webhook_deliveries.sync(str(endpoint.id), client=client, status=ListWebhookDeliveriesStatus.FAILED)
     assert isinstance(deliveries, WebhookDeliveryList) and deliveries.data == []
     missing = list_webhook_deliveries.sync_detailed("999999999", client=client)
     assert missing.status_code == 404 and isinstance(missing.parsed, Error)
