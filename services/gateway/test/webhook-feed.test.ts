@@ -5,29 +5,20 @@
  * Idempotency-Key retry of a replay answered from memory, and the
  * organisation's limit of five replays a minute with the spec's 429.
  */
-import { eventBody, eventProducer, Receiver, scratchDatabase, startService, waitFor, type ServiceUnderTest } from '../../webhooks/test/support';
+import { eventBody, startSuite, stopSuite, waitFor, type DeliverySuite } from '../../webhooks/test/support';
 import { startHarness, type Harness } from './harness';
 
-let database: Awaited<ReturnType<typeof scratchDatabase>>;
-let webhooks: ServiceUnderTest;
+let suite: DeliverySuite;
 let harness: Harness;
-let producer: Awaited<ReturnType<typeof eventProducer>>;
-let receiver: Receiver;
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  webhooks = await startService(database.url);
-  harness = await startHarness(['webhooks:manage'], { WEBHOOKS_GRPC_ADDR: `127.0.0.1:${webhooks.runtime.grpcPort}` });
-  producer = await eventProducer();
-  receiver = await new Receiver().start();
+  suite = await startSuite();
+  harness = await startHarness(['webhooks:manage'], { WEBHOOKS_GRPC_ADDR: `127.0.0.1:${suite.service.runtime.grpcPort}` });
 }, 60_000);
 
 afterAll(async () => {
-  await producer?.close();
-  await receiver?.stop();
   await harness?.stop();
-  await webhooks?.stop();
-  await database?.drop();
+  await stopSuite(suite ?? {});
 }, 30_000);
 
 /** The fields these tests read of an answer: a list envelope, a replay, or an error envelope. */
@@ -52,7 +43,7 @@ async function call(path: string, options: { method?: string; body?: unknown; id
 describe('GET /webhook_events', () => {
   it('pages the organisation’s events in the list envelope, with cursors bound to the listing', async () => {
     const events = [eventBody(harness.organisationId, 'ticket.issued'), eventBody(harness.organisationId, 'order.completed'), eventBody(harness.organisationId, 'ticket.issued')];
-    await producer.send(webhooks.topic, events.map((e) => e.body));
+    await suite.producer.send(suite.service.topic, events.map((e) => e.body));
     await waitFor(async () => (await call('/webhook_events?limit=100')).body.data.length === 3, 15_000, 'three events in the feed');
 
     const first = await call('/webhook_events?limit=2');
@@ -91,7 +82,7 @@ describe('GET /webhook_events', () => {
 
 describe('POST /webhook_endpoints/{id}/replay and GET /webhook_endpoints/{id}/deliveries', () => {
   it('answers 202 with the replay, replays an Idempotency-Key retry without counting it, and allows five a minute', async () => {
-    const endpoint = await call('/webhook_endpoints', { method: 'POST', body: { url: `${receiver.url}/gw`, event_types: ['*'] } });
+    const endpoint = await call('/webhook_endpoints', { method: 'POST', body: { url: `${suite.receiver.url}/gw`, event_types: ['*'] } });
     expect(endpoint.status).toBe(201);
     const since = new Date(Date.now() - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -126,9 +117,9 @@ describe('POST /webhook_endpoints/{id}/replay and GET /webhook_endpoints/{id}/de
   }, 30_000);
 
   it('lists an endpoint’s attempts, and refuses a bad status and an unknown endpoint', async () => {
-    const endpoint = await call('/webhook_endpoints', { method: 'POST', body: { url: `${receiver.url}/log`, event_types: ['event.cancelled'] } });
+    const endpoint = await call('/webhook_endpoints', { method: 'POST', body: { url: `${suite.receiver.url}/log`, event_types: ['event.cancelled'] } });
     const event = eventBody(harness.organisationId, 'event.cancelled');
-    await producer.send(webhooks.topic, [event.body]);
+    await suite.producer.send(suite.service.topic, [event.body]);
     await waitFor(async () => (await call(`/webhook_endpoints/${endpoint.body.id}/deliveries?status=succeeded`)).body.data.length === 1, 15_000, 'the delivery in the log');
     const log = await call(`/webhook_endpoints/${endpoint.body.id}/deliveries?event_id=${event.id}`);
     expect(log.body).toMatchObject({ object: 'list', has_more: false, next_cursor: null });

@@ -7,28 +7,20 @@
  */
 import type { Pool } from 'pg';
 import { verifySignature } from '../src';
-import { eventBody, eventProducer, liveContext, Receiver, scratchDatabase, startService, waitFor, type ServiceUnderTest } from './support';
+import { eventBody, type EventProducer, liveContext, type Receiver, type ScratchDatabase, type ServiceUnderTest, startService, startSuite, stopSuite, waitFor } from './support';
 
 const organisationId = 810_000 + Math.floor(Math.random() * 9_999);
 const ctx = liveContext(organisationId);
-let database: Awaited<ReturnType<typeof scratchDatabase>>;
+let database: ScratchDatabase;
 let service: ServiceUnderTest;
-let producer: Awaited<ReturnType<typeof eventProducer>>;
+let producer: EventProducer;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  service = await startService(database.url, { WEBHOOK_TIMEOUT_MS: '1000' });
-  producer = await eventProducer();
-  receiver = await new Receiver().start();
+  ({ database, service, producer, receiver } = await startSuite({ WEBHOOK_TIMEOUT_MS: '1000' }));
 }, 60_000);
 
-afterAll(async () => {
-  await producer?.close();
-  await receiver?.stop();
-  await service?.stop();
-  await database?.drop();
-}, 30_000);
+afterAll(() => stopSuite({ database, service, producer, receiver }), 30_000);
 
 beforeEach(() => {
   receiver.answer = () => 200;

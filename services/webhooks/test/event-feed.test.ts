@@ -7,28 +7,20 @@
  */
 import { gen, toApiJson } from '@partner-api/shared';
 import { EventFeedRepository } from '../src/storage/event-feed-repository';
-import { eventBody, eventProducer, liveContext, Receiver, refusal, scratchDatabase, startService, testContext, waitFor, type ServiceUnderTest } from './support';
+import { eventBody, type EventProducer, liveContext, Receiver, refusal, type ScratchDatabase, type ServiceUnderTest, startSuite, stopSuite, testContext, waitFor } from './support';
 
 const organisationId = 830_000 + Math.floor(Math.random() * 9_999);
 const live = liveContext(organisationId);
-let database: Awaited<ReturnType<typeof scratchDatabase>>;
+let database: ScratchDatabase;
 let service: ServiceUnderTest;
-let producer: Awaited<ReturnType<typeof eventProducer>>;
+let producer: EventProducer;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  database = await scratchDatabase();
-  service = await startService(database.url, { WEBHOOK_TIMEOUT_MS: '500' });
-  producer = await eventProducer();
-  receiver = await new Receiver().start();
+  ({ database, service, producer, receiver } = await startSuite({ WEBHOOK_TIMEOUT_MS: '500' }));
 }, 60_000);
 
-afterAll(async () => {
-  await producer?.close();
-  await receiver?.stop();
-  await service?.stop();
-  await database?.drop();
-}, 30_000);
+afterAll(() => stopSuite({ database, service, producer, receiver }), 30_000);
 
 beforeEach(() => {
   receiver.answer = () => 200;

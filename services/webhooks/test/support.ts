@@ -144,6 +144,31 @@ export async function eventProducer(): Promise<{ send: (topic: string, bodies: s
   };
 }
 
+export type ScratchDatabase = Awaited<ReturnType<typeof scratchDatabase>>;
+export type EventProducer = Awaited<ReturnType<typeof eventProducer>>;
+
+/** What a delivery suite runs against: a database and a webhooks service of its own, a Kafka producer and a loopback receiver. */
+export interface DeliverySuite {
+  database: ScratchDatabase;
+  service: ServiceUnderTest;
+  producer: EventProducer;
+  receiver: Receiver;
+}
+
+export async function startSuite(env: Record<string, string> = {}): Promise<DeliverySuite> {
+  const database = await scratchDatabase();
+  const service = await startService(database.url, env);
+  return { database, service, producer: await eventProducer(), receiver: await new Receiver().start() };
+}
+
+/** Stops what `startSuite` started, as far as it got. */
+export async function stopSuite(suite: Partial<DeliverySuite>): Promise<void> {
+  await suite.producer?.close();
+  await suite.receiver?.stop();
+  await suite.service?.stop();
+  await suite.database?.drop();
+}
+
 /** A domain event body as the services write it to their outboxes. */
 export function eventBody(organisationId: number, type = 'order.completed', livemode = true, created = Math.floor(Date.now() / 1000)): { id: string; body: string } {
   const id = `evt_${randomBase62(24)}`;
