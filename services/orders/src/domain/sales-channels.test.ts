@@ -1,18 +1,8 @@
-import { ApiError } from '@partner-api/shared';
+import { refusal } from '../../../shared/test/refusal';
 import { ChannelTokens, embeddingOrigin, parseOrigin } from './sales-channels';
 
 const SECRET = 'a-test-secret-of-at-least-32-characters';
 const claim = { salesChannel: 'embed' as const, organisationId: 7, eventId: '42', origin: 'https://shop.example.com' };
-
-function refusal(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('parseOrigin', () => {
   it('gives the origin as the URL parser writes it', () => {

@@ -1,16 +1,6 @@
-import { ApiError } from '@partner-api/shared';
+import { refusal } from '../../../shared/test/refusal';
 import { chosenItems } from './channel-checkout';
 import { chooserPage } from './channel-pages';
-
-function refusal(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('chosenItems', () => {
   it('takes the quantity fields above zero, in the order sent, and ignores other fields', () => {
