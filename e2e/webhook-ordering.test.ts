@@ -5,13 +5,15 @@
  * library under the secret the API showed, and their `ordering.sequence`
  * counts 1–4 under `ticket:<id>` with the ticket's `updated_at`, whatever
  * order they arrive in. After `partnerctl webhook rotate-secret`, a
- * delivery verifies with the new and with the old secret.
+ * delivery verifies with the new and with the old secret. An order paid and
+ * then refunded in two steps counts 1, 2, 3 under `order:<id>`.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { api as callApi } from './support/api';
+import { GOOD_CARD, payCheckout } from './support/hosted-checkout';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
 import { partnerAccepts } from './support/webhooks';
 import { Receiver, type ReceivedRequest } from '../services/webhooks/test/support';
@@ -24,7 +26,7 @@ interface Ticket {
 
 interface Body {
   type: string;
-  data: { object: { object: string; id: number; updated_at: string } };
+  data: { object: { object: string; id: number | string; updated_at: string } };
   ordering: { key: string; sequence: number; updated_at: string };
 }
 
@@ -49,16 +51,16 @@ async function compTicket(email: string): Promise<Ticket> {
   return response.body.tickets[0]!;
 }
 
-/** The bodies delivered about one ticket once `count` have arrived, by sequence. */
-async function deliveriesAbout(ticketId: number, count: number): Promise<Array<{ request: ReceivedRequest; body: Body }>> {
+/** The bodies delivered about one object once `count` have arrived, by sequence. */
+async function deliveriesAbout(object: string, id: number | string, count: number): Promise<Array<{ request: ReceivedRequest; body: Body }>> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const about = receiver.requests
       .map((request) => ({ request, body: JSON.parse(request.body) as Body }))
-      .filter(({ body }) => body.data.object.object === 'ticket' && body.data.object.id === ticketId);
+      .filter(({ body }) => body.data.object.object === object && body.data.object.id === id);
     const unique = [...new Map(about.map((entry) => [entry.request.headers['webhook-id'], entry])).values()];
     if (unique.length >= count) return unique.sort((a, b) => a.body.ordering.sequence - b.body.ordering.sequence);
-    if (Date.now() > deadline) throw new Error(`only ${unique.length} of ${count} deliveries about ticket ${ticketId}`);
+    if (Date.now() > deadline) throw new Error(`only ${unique.length} of ${count} deliveries about ${object} ${id}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -100,7 +102,7 @@ describe('one ticket through issue, two transfers and a check-in', () => {
     const scanned = await api<{ result: string }>(`/events/${slug}/check_ins`, { method: 'POST', body: { code: moved.body.barcode } });
     expect(scanned.body.result).toBe('checked_in');
 
-    const deliveries = await deliveriesAbout(ticket.id, 4);
+    const deliveries = await deliveriesAbout('ticket', ticket.id, 4);
     expect(deliveries.map(({ body }) => [body.type, body.ordering.sequence])).toEqual([
       ['ticket.issued', 1],
       ['ticket.transferred', 2],
@@ -123,9 +125,31 @@ describe('a secret rotation', () => {
     const rotated = JSON.parse(await partnerctl('webhook', 'rotate-secret', String(endpoint.id), '--org', String(org.id))) as { secret: string };
     expect(rotated.secret).not.toBe(endpoint.secret);
     const ticket = await compTicket('dan@example.com');
-    const { request } = (await deliveriesAbout(ticket.id, 1))[0]!;
+    const { request } = (await deliveriesAbout('ticket', ticket.id, 1))[0]!;
     expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(() => new Webhook(rotated.secret).verify(request.body, standardHeaders(request))).not.toThrow();
     expect(() => new Webhook(endpoint.secret).verify(request.body, standardHeaders(request))).not.toThrow();
   });
+});
+
+describe('an order through purchase and two refunds', () => {
+  it('counts 1, 2, 3 under order:<id>: order.completed, then each order.refunded', async () => {
+    const session = await api<{ id: string; checkout_url: string }>('/checkout_sessions', { method: 'POST', body: { event_id: slug, items: [{ ticket_type_id: typeId, quantity: 2 }] } });
+    expect(session.status).toBe(201);
+    expect((await payCheckout(session.body.checkout_url, { email: 'ann@example.com', first_name: 'Ann', last_name: 'Lee', ...GOOD_CARD })).status).toBe(303);
+    const order = await api<{ id: string; tickets: Ticket[] }>(`/orders/${session.body.id}`);
+    await partnerctl('order', 'refund', order.body.id, '--org', String(org.id), '--tickets', String(order.body.tickets[0]!.id));
+    await partnerctl('order', 'refund', order.body.id, '--org', String(org.id));
+
+    const deliveries = await deliveriesAbout('order', order.body.id, 3);
+    expect(deliveries.map(({ body }) => [body.type, body.ordering.key, body.ordering.sequence])).toEqual([
+      ['order.completed', `order:${order.body.id}`, 1],
+      ['order.refunded', `order:${order.body.id}`, 2],
+      ['order.refunded', `order:${order.body.id}`, 3],
+    ]);
+    // The last one carries the order as it now is.
+    const read = await api<{ status: string; updated_at: string }>(`/orders/${order.body.id}`);
+    expect(read.body.status).toBe('refunded');
+    expect(deliveries.at(-1)!.body.data.object).toEqual(read.body);
+  }, 60_000);
 });

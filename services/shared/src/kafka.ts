@@ -27,6 +27,13 @@ export function createIdempotentProducer(kafka: Kafka): Producer {
   });
 }
 
+/** An idempotent producer, connected. */
+export async function connectIdempotentProducer(kafka: Kafka): Promise<Producer> {
+  const producer = createIdempotentProducer(kafka);
+  await producer.connect();
+  return producer;
+}
+
 /**
  * Creates the topic if it is missing (replication and min ISR from the
  * brokers' defaults); returns how many partitions it has, once every one

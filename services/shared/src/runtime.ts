@@ -12,7 +12,7 @@ import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
 import { createPool } from './db';
 import { addService, GrpcHealth, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
-import { createIdempotentProducer, createKafka, ensureTopic } from './kafka';
+import { connectIdempotentProducer, createKafka, ensureTopic } from './kafka';
 import { Lifecycle } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { registerConsumerLag, registerOutboxBacklog } from './metrics';
@@ -87,15 +87,10 @@ export class ServiceRuntime {
   async outboxRelay(pool: Pool, kafkaConfig: { KAFKA_BROKERS: string[]; KAFKA_TOPIC: string }): Promise<OutboxRelay> {
     const kafka = createKafka({ brokers: kafkaConfig.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
     const partitions = await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
-    const producer = createIdempotentProducer(kafka);
-    await producer.connect();
-    const relay = new OutboxRelay({ pool, producer, topic: kafkaConfig.KAFKA_TOPIC, logger: this.logger, partitions });
+    const relay = new OutboxRelay({ pool, connectProducer: () => connectIdempotentProducer(kafka), topic: kafkaConfig.KAFKA_TOPIC, logger: this.logger, partitions });
     relay.start();
     registerOutboxBacklog(this.metrics, pool);
-    this.lifecycle.onShutdown('outbox relay', async () => {
-      await relay.stop();
-      await producer.disconnect();
-    });
+    this.lifecycle.onShutdown('outbox relay', () => relay.stop());
     return relay;
   }
 

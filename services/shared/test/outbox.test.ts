@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { Consumer, KafkaMessage } from 'kafkajs';
+import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import type { Pool } from 'pg';
 import { createLogger } from '../src/logger';
 import { buildEvent, randomBase62 } from '../src/events';
-import { ensureTopic, createIdempotentProducer, createKafka } from '../src/kafka';
+import { connectIdempotentProducer, ensureTopic } from '../src/kafka';
 import { appendToOutbox, OutboxRelay } from '../src/outbox';
 import { inTransaction } from '../src/db';
 import { collectTopic, createScratchSchema, databaseUrl, kafkaBrokers, testKafka, waitFor } from './support';
@@ -50,9 +50,7 @@ afterAll(async () => {
 describe('the transactional outbox', () => {
   it('publishes an event committed with its state change, keyed by object, in the body shape', async () => {
     const id = await changeWithEvent('committed');
-    const producer = createIdempotentProducer(createKafka({ brokers: kafkaBrokers(), clientId: 'it', logger }));
-    await producer.connect();
-    const relay = new OutboxRelay({ pool, producer, topic, logger });
+    const relay = new OutboxRelay({ pool, connectProducer: () => connectIdempotentProducer(kafka), topic, logger });
     try {
       expect(await relay.publishBatch()).toBe(1);
       await waitFor(() => eventIds().includes(id), 20_000, 'the committed event on Kafka');
@@ -62,7 +60,7 @@ describe('the transactional outbox', () => {
       expect(JSON.parse(message.value!.toString())).toMatchObject({ object: 'event', type: 'event.updated', livemode: true });
       expect(await unpublished()).toBe(0);
     } finally {
-      await producer.disconnect();
+      await relay.stop();
     }
   }, 60_000);
 
@@ -70,14 +68,38 @@ describe('the transactional outbox', () => {
     const rolledBack = await changeWithEvent('rolled-back', true);
     const marker = await changeWithEvent('after-rollback');
     expect(Number((await pool.query('SELECT count(*) FROM things WHERE name = $1', ['rolled-back'])).rows[0].count)).toBe(0);
-    const producer = createIdempotentProducer(createKafka({ brokers: kafkaBrokers(), clientId: 'it', logger }));
-    await producer.connect();
+    const relay = new OutboxRelay({ pool, connectProducer: () => connectIdempotentProducer(kafka), topic, logger });
     try {
-      await new OutboxRelay({ pool, producer, topic, logger }).publishBatch();
+      await relay.publishBatch();
       await waitFor(() => eventIds().includes(marker), 20_000, 'the marker event');
       expect(eventIds()).not.toContain(rolledBack);
     } finally {
-      await producer.disconnect();
+      await relay.stop();
+    }
+  }, 60_000);
+
+  it('takes a new producer after a failed batch, and publishes what it failed to', async () => {
+    // A producer the brokers refuse stands for one whose sequence numbers a broker failover put out of step.
+    const id = await changeWithEvent('after-a-failed-batch');
+    const producers: Producer[] = [];
+    const relay = new OutboxRelay({
+      pool,
+      topic,
+      logger,
+      connectProducer: async () => {
+        const producer = await connectIdempotentProducer(kafka);
+        if (producers.push(producer) === 1) await producer.disconnect();
+        return producer;
+      },
+    });
+    try {
+      await expect(relay.publishBatch()).rejects.toThrow();
+      expect(await unpublished()).toBeGreaterThan(0);
+      expect(await relay.publishBatch()).toBeGreaterThanOrEqual(1);
+      expect(producers).toHaveLength(2);
+      await waitFor(() => eventIds().includes(id), 20_000, 'the event of the failed batch');
+    } finally {
+      await relay.stop();
     }
   }, 60_000);
 

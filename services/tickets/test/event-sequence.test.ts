@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
-import { createIdempotentProducer, createKafka, createLogger, createPool, ensureTopic, gen, OutboxRelay, randomBase62, type Pool, type RequestContext } from '@partner-api/shared';
+import { connectIdempotentProducer, createKafka, createLogger, createPool, ensureTopic, gen, OutboxRelay, randomBase62, type Pool, type RequestContext } from '@partner-api/shared';
 import { kafkaBrokers } from '../../shared/test/support';
 import { liveContext, Receiver, scratchDatabase, startService, waitFor, type ServiceUnderTest } from '../../webhooks/test/support';
 import { CheckIns } from '../src/domain/check-ins';
@@ -65,13 +65,12 @@ const outboxOrderings = async (ticketId: bigint) =>
 
 /** Publishes this schema's unpublished outbox rows to the suite's topic, as a tickets process's relay would. */
 async function relayAll(): Promise<void> {
-  const producer = createIdempotentProducer(createKafka({ brokers: kafkaBrokers(), clientId: 'tickets-it', logger }));
-  await producer.connect();
+  const kafka = createKafka({ brokers: kafkaBrokers(), clientId: 'tickets-it', logger });
+  const relay = new OutboxRelay({ pool, connectProducer: () => connectIdempotentProducer(kafka), topic, logger, partitions: 3 });
   try {
-    const relay = new OutboxRelay({ pool, producer, topic, logger, partitions: 3 });
     while ((await relay.publishBatch()) > 0);
   } finally {
-    await producer.disconnect();
+    await relay.stop();
   }
 }
 

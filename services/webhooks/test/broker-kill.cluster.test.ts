@@ -10,11 +10,11 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { Admin, Producer } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import {
   appendToOutbox,
   buildEvent,
-  createIdempotentProducer,
+  connectIdempotentProducer,
   createKafka,
   createLogger,
   ensureTopic,
@@ -44,7 +44,6 @@ let database: Awaited<ReturnType<typeof scratchDatabase>>;
 let receiver: Receiver;
 let service: ServiceUnderTest | undefined;
 let relay: OutboxRelay | undefined;
-let producer: Producer | undefined;
 let admin: Admin;
 let killedNode: number | undefined;
 let partitionCount = 0;
@@ -76,7 +75,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await relay?.stop();
-  await producer?.disconnect();
   await service?.stop();
   await receiver?.stop();
   await database?.drop();
@@ -114,9 +112,8 @@ it('delivers every event while one of three brokers is SIGKILLed mid-stream', as
     `whsec_${randomBase62(32)}`,
   ]);
   service = await startService(database.url, { KAFKA_TOPIC: topic, KAFKA_SESSION_TIMEOUT_MS: '6000', WEBHOOK_TIMEOUT_MS: '2000' });
-  producer = createIdempotentProducer(createKafka({ brokers: kafkaBrokers(), clientId: 'relay-under-test', logger }));
-  await producer.connect();
-  relay = new OutboxRelay({ pool: outbox.pool, producer, topic, logger, batchSize: 50, idlePollMs: 20, partitions: partitionCount });
+  const relayKafka = createKafka({ brokers: kafkaBrokers(), clientId: 'relay-under-test', logger });
+  relay = new OutboxRelay({ pool: outbox.pool, connectProducer: () => connectIdempotentProducer(relayKafka), topic, logger, batchSize: 50, idlePollMs: 20, partitions: partitionCount });
   relay.start();
 
   // The stream: PER_TICK events committed with a state change every 100 ms.

@@ -6,6 +6,15 @@
  * are sent again (at-least-once), and consumers dedupe on the event id.
  * Each message carries, as headers, the trace of the request that wrote
  * its row (telemetry/messaging.ts).
+ *
+ * The relay owns its producer: it connects one when it first needs it,
+ * replaces it after a failed batch, and disconnects it at stop. A batch
+ * that failed (a broker killed mid-send) leaves the idempotent producer's
+ * sequence numbers out of step with what the brokers stored, and kafkajs
+ * does not reset them: the brokers would refuse every later send as out of
+ * order, and the relay would never publish again. A new producer gets a new
+ * producer id and starts its sequences afresh; what the old one may have
+ * stored is sent again, which at-least-once allows.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
@@ -24,7 +33,8 @@ interface OutboxRow {
 
 export interface OutboxRelayOptions {
   pool: Pool;
-  producer: Producer;
+  /** A connected idempotent producer, asked for at the start and after every failed batch. */
+  connectProducer: () => Promise<Producer>;
   topic: string;
   logger: Logger;
   batchSize?: number;
@@ -45,6 +55,7 @@ const partitionOf = (topic: string, key: string, count: number): number =>
 export class OutboxRelay {
   private running = false;
   private loop: Promise<void> | undefined;
+  private producer: Promise<Producer> | undefined;
   private readonly batchSize: number;
   private readonly idlePollMs: number;
 
@@ -55,7 +66,16 @@ export class OutboxRelay {
 
   /** Publishes one batch; returns how many rows it published. */
   async publishBatch(): Promise<number> {
-    const { pool, producer, topic } = this.options;
+    try {
+      return await this.claimAndPublish();
+    } catch (error) {
+      await this.discardProducer();
+      throw error;
+    }
+  }
+
+  private async claimAndPublish(): Promise<number> {
+    const { pool, topic } = this.options;
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
@@ -72,6 +92,7 @@ export class OutboxRelay {
         await client.query('COMMIT');
         return 0;
       }
+      const producer = await this.currentProducer();
       // Each message's send span continues the request that wrote its row.
       const traced = rows.map((row) => ({ carrier: row.headers, attributes: { 'messaging.message.id': row.event_id, 'messaging.kafka.message.key': row.partition_key } }));
       await withSendSpans(topic, traced, (carriers) =>
@@ -139,9 +160,25 @@ export class OutboxRelay {
     })();
   }
 
-  /** Finishes the batch in flight, then stops. */
+  /** Finishes the batch in flight, then stops and disconnects its producer. */
   async stop(): Promise<void> {
     this.running = false;
     await this.loop;
+    await this.discardProducer();
+  }
+
+  private currentProducer(): Promise<Producer> {
+    // A failed connect is not kept: the next batch tries again.
+    this.producer ??= this.options.connectProducer().catch((error: unknown) => {
+      this.producer = undefined;
+      throw error;
+    });
+    return this.producer;
+  }
+
+  private async discardProducer(): Promise<void> {
+    const producer = this.producer;
+    this.producer = undefined;
+    await producer?.then((connected) => connected.disconnect()).catch(() => undefined);
   }
 }
