@@ -150,7 +150,10 @@ it('an embed order in Chromium: bought in the frame on the partner site, listed 
   expect(partnerAccepts(String(delivered.headers['service-signature']), delivered.body, secret)).toBe(true);
   const body = JSON.parse(delivered.body) as { data: { object: Order } };
   expect(body.data.object).toMatchObject({ id: orderId, sales_channel: 'embed', channel_origin: site.url });
-  await deliveryOf(receiver, '/embed', 'ticket.issued', 30_000);
+  expect(body.data.object).toEqual((await api<Order>(`/orders/${orderId}`, { key: org.key })).body);
+  const issued = JSON.parse((await deliveryOf(receiver, '/embed', 'ticket.issued', 30_000)).body) as { data: { object: { id: number; order_id: string } } };
+  expect(issued.data.object.order_id).toBe(orderId);
+  expect(issued.data.object).toEqual((await api(`/tickets/${issued.data.object.id}`, { key: org.key })).body);
 });
 
 it('refuses the checkout to a site that was not allowed, and frames it for nobody', async () => {

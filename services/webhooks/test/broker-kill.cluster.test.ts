@@ -98,10 +98,27 @@ async function whereMissing(missing: string[]): Promise<string> {
   return `${missing.length} missing; ${missing.filter((id) => seen.has(id)).length} of them on the topic; in webhooks: ${JSON.stringify(rows)}`;
 }
 
+/**
+ * The topic's settings. On a fresh cluster the broker asked may not have
+ * heard of a topic just created, though its partitions have leaders: ask
+ * again until it has.
+ */
+async function topicConfig(configNames: string[]): Promise<Record<string, string>> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const [config] = (await admin.describeConfigs({ resources: [{ type: 2, name: topic, configNames }], includeSynonyms: false })).resources;
+      return Object.fromEntries(config!.configEntries.map((entry) => [entry.configName, entry.configValue]));
+    } catch (error) {
+      if ((error as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
 it('delivers every event while one of three brokers is SIGKILLed mid-stream', async () => {
   expect((await partitions()).every((partition) => partition.replicas.length === 3)).toBe(true);
-  const [config] = (await admin.describeConfigs({ resources: [{ type: 2, name: topic, configNames: ['min.insync.replicas', 'unclean.leader.election.enable'] }], includeSynonyms: false })).resources;
-  expect(Object.fromEntries(config!.configEntries.map((entry) => [entry.configName, entry.configValue]))).toEqual({
+  expect(await topicConfig(['min.insync.replicas', 'unclean.leader.election.enable'])).toEqual({
     'min.insync.replicas': '2',
     'unclean.leader.election.enable': 'false',
   });
