@@ -176,12 +176,14 @@ describe('GET /webhook_events/stream', () => {
     expect(firstMessage.id).toBe(firstMessage.event.id);
     expect(secondMessage.event.data.object).toEqual((await api(`/orders/${second}`)).body);
 
-    // Resuming after the first order's event: the second comes again, the first does not.
-    const resumed = (await Stream.open({ 'Last-Event-ID': firstMessage.id })).stream!;
-    const again = await resumed.about(second);
+    // Resuming after whichever of the two the stream sent first (the feed's order is the order they
+    // were stored in, which two orders paid close together need not keep): the other comes again, it does not.
+    const [earlier, later] = [firstMessage, secondMessage].sort((a, b) => stream.messages.indexOf(a) - stream.messages.indexOf(b));
+    const resumed = (await Stream.open({ 'Last-Event-ID': earlier!.id })).stream!;
+    const again = await resumed.about(String(later!.event.data.object.id));
     resumed.close();
-    expect(again.event).toEqual(secondMessage.event);
-    expect(resumed.messages.map((message) => message.id)).not.toContain(firstMessage.id);
+    expect(again.event).toEqual(later!.event);
+    expect(resumed.messages.map((message) => message.id)).not.toContain(earlier!.id);
   });
 
   it('keeps to one type when asked', async () => {
