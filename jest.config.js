@@ -10,7 +10,7 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 // Tests run from source: workspace packages resolve to their src, not dist.
 const moduleNameMapper = {
   '^@partner-api/shared$': '<rootDir>/services/shared/src/index.ts',
-  '^@partner-api/(gateway|inventory|orders|tickets|webhooks|client)$': '<rootDir>/services/$1/src/index.ts',
+  '^@partner-api/(gateway|inventory|orders|tickets|webhooks|client|dashboard)$': '<rootDir>/services/$1/src/index.ts',
 };
 const common = { transform, moduleNameMapper, testEnvironment: 'node' };
 

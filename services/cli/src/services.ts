@@ -10,4 +10,5 @@ export const SERVICE_MIGRATIONS: ServiceMigrations[] = [
   { schema: 'orders', dir: migrationsOf('@partner-api/orders'), withOutbox: true },
   { schema: 'tickets', dir: migrationsOf('@partner-api/tickets'), withOutbox: true },
   { schema: 'webhooks', dir: migrationsOf('@partner-api/webhooks'), withOutbox: false },
+  { schema: 'dashboard', dir: migrationsOf('@partner-api/dashboard'), withOutbox: false },
 ];

@@ -125,6 +125,10 @@ export class KeyAdmin {
     });
   }
 
+  organisation(id: number) {
+    return this.keys.findOrganisation(id);
+  }
+
   createOrganisation(name: string, slug: string) {
     return this.keys.createOrganisation(name, slug);
   }

@@ -73,6 +73,11 @@ export class KeyRepository {
     return { id: Number(rows[0]!.id), name, slug };
   }
 
+  async findOrganisation(id: number): Promise<{ id: number; name: string; slug: string } | undefined> {
+    const { rows } = await this.pool.query<{ id: string; name: string; slug: string }>('SELECT id, name, slug FROM organisations WHERE id = $1', [id]);
+    return rows[0] && { id: Number(rows[0].id), name: rows[0].name, slug: rows[0].slug };
+  }
+
   async findOrganisationBySlug(slug: string): Promise<{ id: number; name: string; slug: string } | undefined> {
     const { rows } = await this.pool.query<{ id: string; name: string; slug: string }>(
       'SELECT id, name, slug FROM organisations WHERE slug = $1',

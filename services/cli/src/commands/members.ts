@@ -1,0 +1,43 @@
+/** Dashboard members: the first owner of an organisation, and who is in it. */
+import type { Command } from 'commander';
+import { KeyAdmin, KeyRepository } from '@partner-api/gateway';
+import { Audit, AuditRepository, CachedOrganisationNames, MemberRepository, Members, SessionRepository } from '@partner-api/dashboard';
+import { LogMailer } from '@partner-api/shared';
+import { action, positiveInt, type CliContext } from '../context';
+
+function members(ctx: CliContext, baseUrl: string): { domain: Members; store: MemberRepository } {
+  const pool = ctx.pool('dashboard');
+  const store = new MemberRepository(pool);
+  const names = new CachedOrganisationNames(new KeyAdmin(new KeyRepository(ctx.pool('gateway'))));
+  // The first owner's invitation is printed, not emailed: whoever runs partnerctl hands it over.
+  const domain = new Members(pool, store, new SessionRepository(pool), new Audit(new AuditRepository(pool)), names, new LogMailer(ctx.logger), { baseUrl: baseUrl.replace(/\/$/, ''), domain: 'localhost' });
+  return { domain, store };
+}
+
+export function registerMembers(program: Command): void {
+  const member = program.command('member').description('dashboard members');
+  member
+    .command('add-owner')
+    .description("add an owner to an organisation and print their invitation link (they choose a password there; it works once, for 72 hours)")
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .requiredOption('--email <email>', "the owner's email (signs in to this organisation only)")
+    .requiredOption('--name <name>', "the owner's name")
+    .option('--dashboard-url <url>', 'where the dashboard is opened', process.env.DASHBOARD_BASE_URL ?? 'http://localhost:4200')
+    .action(
+      action(async (ctx, options: { org: number; email: string; name: string; dashboardUrl: string }) => {
+        const { member: added, link } = await members(ctx, options.dashboardUrl).domain.addOwner(options.org, options.email, options.name);
+        console.log(JSON.stringify({ id: added.id, organisation_id: added.organisationId, email: added.email, role: added.role, invitation_url: link }));
+      }),
+    );
+  member
+    .command('list')
+    .description("the organisation's members and their roles")
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .action(
+      action(async (ctx, options: { org: number }) => {
+        for (const listed of await members(ctx, 'http://localhost').store.list(options.org)) {
+          console.log(JSON.stringify({ id: listed.id, email: listed.email, name: listed.name, role: listed.role, joined_at: listed.joinedAt }));
+        }
+      }),
+    );
+}

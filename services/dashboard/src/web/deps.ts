@@ -1,0 +1,30 @@
+/** What the dashboard's routes work with: its own domain and the clients of the services it drives. */
+import type { KeyAdmin } from '@partner-api/gateway';
+import type { gen, ServiceClient } from '@partner-api/shared';
+import type { Audit } from '../domain/audit';
+import type { Members } from '../domain/members';
+import type { Sessions } from '../domain/sessions';
+import type { SignIn } from '../domain/sign-in';
+import type { AuditRepository } from '../storage/audit-repository';
+import type { DashboardCookies } from './cookies';
+
+export type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
+export type TicketsClient = ServiceClient<(typeof gen.tickets.TicketsService)['method']>;
+export type WebhooksClient = ServiceClient<(typeof gen.webhooks.WebhooksService)['method']>;
+export type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
+
+export interface DashboardDeps {
+  cookies: DashboardCookies;
+  sessions: Sessions;
+  signIn: SignIn;
+  members: Members;
+  audit: Audit;
+  auditLog: AuditRepository;
+  keys: KeyAdmin;
+  /** The organisation's display name, for the header. */
+  organisationName(organisationId: number): Promise<string>;
+  orders: OrdersClient;
+  tickets: TicketsClient;
+  webhooks: WebhooksClient;
+  inventory: InventoryClient;
+}

@@ -1,0 +1,75 @@
+/**
+ * Server-rendered pages with Eta: templates in the package's views/
+ * folder, every `<%= %>` escaped, one layout with the navigation a role
+ * may see. No scripts: forms post and the server redirects.
+ */
+import path from 'node:path';
+import { Eta } from 'eta';
+import type { Request, Response } from 'express';
+import { DashboardError } from '../domain/dashboard-error';
+import { can, ROLE_LABELS, type Permission } from '../domain/roles';
+import { signedInOf } from './signed-in';
+
+// From src/web (tests) and dist/web (built) alike: the package's views folder.
+const VIEWS_DIR = path.join(__dirname, '..', '..', 'views');
+
+const NAV: Array<{ href: string; label: string; permission: Permission }> = [
+  { href: '/keys', label: 'API keys', permission: 'keys' },
+  { href: '/webhooks', label: 'Webhooks', permission: 'webhooks' },
+  { href: '/orders', label: 'Orders', permission: 'orders.view' },
+  { href: '/door', label: 'Door', permission: 'door' },
+  { href: '/members', label: 'Members', permission: 'members' },
+  { href: '/audit', label: 'Audit log', permission: 'audit' },
+];
+
+/** Outcomes of a form that redirects, shown once on the page it lands on (`?done=`). */
+const DONE_MESSAGES: Record<string, string> = {
+  allowlist_saved: 'The allowlist is saved; it applies to the key’s next request.',
+  rate_limit_saved: 'The rate limit is saved; it applies to the key’s next request.',
+  key_revoked: 'The key is revoked.',
+  member_invited: 'Invitation sent.',
+  role_changed: 'Role changed. The member signs in again to use it.',
+  member_removed: 'Member removed; their sessions have ended.',
+  signed_out: 'You are signed out.',
+  link_sent: 'If that address belongs to a member, a sign-in link is on its way. It works once, for 15 minutes.',
+};
+
+export const doneMessage = (code: unknown): string | undefined => (typeof code === 'string' ? DONE_MESSAGES[code] : undefined);
+
+const eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true });
+
+/** Dates as members read them: UTC, to the minute. */
+const time = (value: Date | string | null | undefined): string => (value ? new Date(value).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
+
+export interface PageOptions {
+  title: string;
+  status?: number;
+  error?: string;
+  errorField?: string;
+  [name: string]: unknown;
+}
+
+export function render(req: Request, res: Response, view: string, options: PageOptions): void {
+  const signedIn = signedInOf(res);
+  const member = signedIn?.member;
+  const nav = member ? NAV.filter((item) => can(member.role, item.permission)).map((item) => ({ ...item, current: req.path.startsWith(item.href) })) : [];
+  const html = eta.render(view, {
+    ...options,
+    member,
+    organisation: signedIn?.organisationName,
+    roleLabel: member ? ROLE_LABELS[member.role] : undefined,
+    mode: signedIn?.mode,
+    nav,
+    path: req.originalUrl,
+    csrf: req.csrfToken?.() ?? '',
+    flash: options.flash ?? doneMessage(req.query.done),
+    time,
+  });
+  res.status(options.status ?? 200).type('html').send(html);
+}
+
+/** Shows a refused form again with the refusal's message; anything but a refusal goes on to the error handler. */
+export function renderRefusal(req: Request, res: Response, error: unknown, view: string, options: PageOptions): void {
+  if (!(error instanceof DashboardError)) throw error;
+  render(req, res, view, { ...options, status: error.status, error: error.message, errorField: error.field });
+}

@@ -1,0 +1,136 @@
+/**
+ * Helpers of the dashboard's integration suites: a dashboard in this
+ * process on a free port (real PostgreSQL and Redis), organisations with
+ * members, and a browser-like client that keeps cookies and sends each
+ * page's CSRF token back with its forms.
+ */
+import { KeyAdmin, KeyRepository } from '@partner-api/gateway';
+import { createLogger, createPool, randomBase62, type MailMessage, type Mailer, type Pool } from '@partner-api/shared';
+import { loadDashboardConfig, startDashboard, type RunningDashboard } from '../src';
+
+export const silent = createLogger('it', process.env.IT_LOG_LEVEL ?? 'silent');
+
+/** Email delivery is the one external system: this mailer keeps what it was given. */
+export class KeptMail implements Mailer {
+  readonly sent: MailMessage[] = [];
+  async send(message: MailMessage): Promise<void> {
+    this.sent.push(message);
+  }
+  async close(): Promise<void> {}
+  /** The last link to `path` mailed to `to`. */
+  linkTo(to: string, path: string): string {
+    const text = [...this.sent].reverse().find((message) => message.to === to)?.text ?? '';
+    const match = new RegExp(`https?://[^\\s]+${path}/[A-Za-z0-9_-]+`).exec(text);
+    if (!match) throw new Error(`no ${path} link mailed to ${to}`);
+    return new URL(match[0]).pathname;
+  }
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+export class DashboardSuite {
+  running!: RunningDashboard;
+  readonly mail = new KeptMail();
+  readonly db: Pool = createPool({ url: process.env.DATABASE_URL!, schema: 'dashboard', max: 2 });
+  readonly gatewayDb: Pool = createPool({ url: process.env.DATABASE_URL!, schema: 'gateway', max: 2 });
+  readonly keys = new KeyAdmin(new KeyRepository(this.gatewayDb));
+
+  async start(env: Record<string, string> = {}): Promise<this> {
+    const config = loadDashboardConfig({ ...process.env, HTTP_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent', ...env });
+    this.running = await startDashboard(config, silent, { mailer: this.mail });
+    return this;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.running.httpPort}`;
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.runtime.stop();
+    await this.db.end();
+    await this.gatewayDb.end();
+  }
+
+  async organisation(): Promise<{ id: number; name: string }> {
+    const slug = `dash-${randomBase62(10).toLowerCase()}`;
+    return this.keys.createOrganisation(`Org ${slug}`, slug);
+  }
+
+  browser(): Browser {
+    return new Browser(this.baseUrl);
+  }
+
+  /** A member who has accepted their invitation and is signed in, in a browser of their own. */
+  async signedInMember(organisationId: number, role: 'owner' | 'admin' | 'developer' | 'door_staff' = 'owner'): Promise<{ browser: Browser; email: string; id: number }> {
+    const email = `${role}-${randomBase62(8).toLowerCase()}@example.com`;
+    const { rows } = await this.db.query<{ id: string }>(`INSERT INTO members (organisation_id, email, name, role) VALUES ($1, $2, $3, $4) RETURNING id`, [organisationId, email, `A ${role}`, role]);
+    const id = Number(rows[0]!.id);
+    const browser = this.browser();
+    await this.setPassword(id);
+    await browser.signIn(email, PASSWORD);
+    return { browser, email, id };
+  }
+
+  private async setPassword(memberId: number): Promise<void> {
+    const { default: argon2 } = await import('argon2');
+    await this.db.query('UPDATE members SET password_hash = $2, joined_at = now() WHERE id = $1', [memberId, await argon2.hash(PASSWORD, { type: argon2.argon2id })]);
+  }
+}
+
+export interface Page {
+  status: number;
+  html: string;
+  location: string | null;
+  setCookies: string[];
+}
+
+/** Keeps cookies like a browser (by name; Secure cookies over http as Chromium does for loopback) and reads each form's CSRF token. */
+export class Browser {
+  readonly cookies = new Map<string, string>();
+
+  constructor(private readonly baseUrl: string) {}
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string | string[]>): Promise<Page> {
+    const body = form ? new URLSearchParams(Object.entries(form).flatMap(([name, value]): Array<[string, string]> => (Array.isArray(value) ? value.map((v): [string, string] => [name, v]) : [[name, value]]))).toString() : undefined;
+    const response = await fetch(this.baseUrl + path, {
+      method,
+      redirect: 'manual',
+      headers: { cookie: this.cookieHeader(), ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), 'user-agent': 'dashboard-it' },
+      body,
+    });
+    const setCookies = response.headers.getSetCookie();
+    for (const header of setCookies) {
+      const [pair] = header.split(';');
+      const at = pair!.indexOf('=');
+      const name = pair!.slice(0, at);
+      const value = pair!.slice(at + 1);
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(header)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return { status: response.status, html: await response.text(), location: response.headers.get('location'), setCookies };
+  }
+
+  get(path: string): Promise<Page> {
+    return this.request('GET', path);
+  }
+
+  /** Opens `pagePath`, then sends its form to `action` with the page's CSRF token. */
+  async submit(pagePath: string, action: string, fields: Record<string, string | string[]>): Promise<Page> {
+    const page = await this.get(pagePath);
+    return this.request('POST', action, { _csrf: csrfOf(page.html), ...fields });
+  }
+
+  async signIn(email: string, password: string): Promise<Page> {
+    return this.submit('/sign-in', '/sign-in', { email, password });
+  }
+}
+
+export function csrfOf(html: string): string {
+  const match = /name="_csrf" value="([^"]+)"/.exec(html);
+  if (!match) throw new Error('no CSRF token on the page');
+  return match[1]!;
+}
