@@ -39,7 +39,7 @@ migrate: build infra ## migrate every service's schema
 seed: migrate ## demo organisations, keys and catalog; keys in .data/demo.env
 	$(WITH_ENV) $(CLI) demo seed --out $(DATA)/demo.env --base-url http://127.0.0.1:4000
 
-services: seed ## (re)start the five services
+services: seed ## (re)start the services and the dashboard
 	deploy/local/services.sh start
 
 up: services ## everything: install, build, infrastructure, migrate, seed, start
@@ -47,6 +47,7 @@ up: services ## everything: install, build, infrastructure, migrate, seed, start
 	echo; echo "Partner API is up at $$BASE_URL"; \
 	echo "  live key: $$DEMO_LIVE_KEY"; \
 	echo "  test key: $$DEMO_TEST_KEY"; \
+	echo "  dashboard: $$DASHBOARD_URL (sign in as $$DEMO_DASHBOARD_EMAIL, password $$DEMO_DASHBOARD_PASSWORD)"; \
 	echo "  logs:     $(DATA)/logs/"; \
 	echo "  try:      curl -H \"Authorization: Bearer $$DEMO_LIVE_KEY\" $$BASE_URL/"
 

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Runs the five Partner API services as local processes (built code, one
+# Runs the Partner API services and the organiser dashboard as local processes (built code, one
 # process each) with pidfiles and logs under .data/. `start` restarts any
 # that are running so they always run the current build.
-#   services.sh start|stop|status
+#   services.sh start|stop|status [name...]   (default: all of them)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN="$ROOT/.data/run"
 LOGS="$ROOT/.data/logs"
-SERVICES=(inventory orders tickets webhooks gateway)
-declare -A OPS_PORT=([gateway]=9400 [inventory]=9401 [orders]=9402 [tickets]=9403 [webhooks]=9404)
+SERVICES=(inventory orders tickets webhooks gateway dashboard)
+declare -A OPS_PORT=([gateway]=9400 [inventory]=9401 [orders]=9402 [tickets]=9403 [webhooks]=9404 [dashboard]=9405)
 
 pid_of() { [[ -f "$RUN/$1.pid" ]] && cat "$RUN/$1.pid" || true; }
 alive() { local pid; pid=$(pid_of "$1"); [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; }
@@ -66,7 +66,15 @@ load_env() {
   export WEBHOOK_ALLOW_LOOPBACK_RECEIVERS=${WEBHOOK_ALLOW_LOOPBACK_RECEIVERS:-true}
 }
 
-case "${1:-}" in
+command=${1:-}
+shift || true
+# Named services only (e.g. a test restarting the dashboard with its own mail server), else all.
+if [[ $# -gt 0 ]]; then
+  for name in "$@"; do [[ -n "${OPS_PORT[$name]:-}" ]] || { echo "unknown service: $name" >&2; exit 2; }; done
+  SERVICES=("$@")
+fi
+
+case "$command" in
   start)
     mkdir -p "$RUN" "$LOGS"
     load_env
@@ -75,7 +83,7 @@ case "${1:-}" in
     echo "services ready: ${SERVICES[*]}"
     ;;
   stop)
-    # Gateway first, so no new work reaches the others while they drain.
+    # Dashboard and gateway first, so no new work reaches the others while they drain.
     for ((i = ${#SERVICES[@]} - 1; i >= 0; i--)); do stop_one "${SERVICES[i]}"; done
     echo "services stopped"
     ;;

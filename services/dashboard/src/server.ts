@@ -2,7 +2,9 @@
 import { KeyAdmin, KeyAdmission, KeyRepository } from '@partner-api/gateway';
 import { createMailer, createServiceClient, gen, mailDomain, ServiceRuntime, type Logger, type Mailer } from '@partner-api/shared';
 import type { DashboardConfig } from './config';
+import { WebhookNoticeQueue } from './adapters/webhook-notice-queue';
 import { Audit } from './domain/audit';
+import { DisableNoticeMailer } from './domain/disable-notices';
 import { Members } from './domain/members';
 import { Sessions } from './domain/sessions';
 import { SignIn } from './domain/sign-in';
@@ -75,6 +77,8 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger, d
     ),
     config.HTTP_PORT,
   );
+  const notices = new DisableNoticeMailer(new WebhookNoticeQueue(clients.webhooks), members, mailer, mail, runtime.logger);
+  runtime.every('disable notices', config.NOTICE_INTERVAL_MS, () => notices.run());
   await runtime.ready();
   return { runtime, httpPort };
 }

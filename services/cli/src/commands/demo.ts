@@ -7,10 +7,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { randomBytes } from 'node:crypto';
 import { hashSecret, KeyAdmin, KeyRepository, SCOPES } from '@partner-api/gateway';
+import { MemberRepository } from '@partner-api/dashboard';
 import { seedDemoCatalog } from '@partner-api/inventory';
 import type { CliContext } from '../context';
 import { action } from '../context';
+import { membersOf } from './members';
+
+const DEMO_OWNER = 'owner@harbour-live.example';
+
+/** The demo organisation's dashboard owner; a new password only when the owner is new (the old one is in the env file). */
+async function demoOwnerPassword(ctx: CliContext, organisationId: number, previous: string | undefined): Promise<string> {
+  if (await new MemberRepository(ctx.pool('dashboard')).byEmail(DEMO_OWNER)) return previous ?? '(unchanged; reset it with a sign-in link)';
+  const password = randomBytes(12).toString('base64url');
+  const members = membersOf(ctx, process.env.DASHBOARD_BASE_URL ?? 'http://localhost:4200');
+  const { link } = await members.addOwner(organisationId, DEMO_OWNER, 'Harbour Live Owner');
+  await members.acceptInvitation(new URL(link).pathname.split('/').pop()!, password, password);
+  return password;
+}
 
 function readEnvFile(file: string): Record<string, string> {
   if (!fs.existsSync(file)) return {};
@@ -61,6 +76,9 @@ export function registerDemo(program: Command): void {
           OTHER_ORGANISATION_ID: String(other.id),
           DEMO_LIVE_KEY: await keyFor('live', 'DEMO_LIVE_KEY'),
           DEMO_TEST_KEY: await keyFor('test', 'DEMO_TEST_KEY'),
+          DASHBOARD_URL: process.env.DASHBOARD_BASE_URL ?? 'http://localhost:4200',
+          DEMO_DASHBOARD_EMAIL: DEMO_OWNER,
+          DEMO_DASHBOARD_PASSWORD: await demoOwnerPassword(ctx, demo.id, previous.DEMO_DASHBOARD_PASSWORD),
         };
         fs.mkdirSync(path.dirname(options.out), { recursive: true });
         fs.writeFileSync(

@@ -5,13 +5,11 @@ import { Audit, AuditRepository, CachedOrganisationNames, MemberRepository, Memb
 import { LogMailer } from '@partner-api/shared';
 import { action, positiveInt, type CliContext } from '../context';
 
-function members(ctx: CliContext, baseUrl: string): { domain: Members; store: MemberRepository } {
+/** The dashboard's members domain over partnerctl's pools. The first owner's invitation is printed, not emailed: whoever runs partnerctl hands it over. */
+export function membersOf(ctx: CliContext, baseUrl: string): Members {
   const pool = ctx.pool('dashboard');
-  const store = new MemberRepository(pool);
   const names = new CachedOrganisationNames(new KeyAdmin(new KeyRepository(ctx.pool('gateway'))));
-  // The first owner's invitation is printed, not emailed: whoever runs partnerctl hands it over.
-  const domain = new Members(pool, store, new SessionRepository(pool), new Audit(new AuditRepository(pool)), names, new LogMailer(ctx.logger), { baseUrl: baseUrl.replace(/\/$/, ''), domain: 'localhost' });
-  return { domain, store };
+  return new Members(pool, new MemberRepository(pool), new SessionRepository(pool), new Audit(new AuditRepository(pool)), names, new LogMailer(ctx.logger), { baseUrl: baseUrl.replace(/\/$/, ''), domain: 'localhost' });
 }
 
 export function registerMembers(program: Command): void {
@@ -25,7 +23,7 @@ export function registerMembers(program: Command): void {
     .option('--dashboard-url <url>', 'where the dashboard is opened', process.env.DASHBOARD_BASE_URL ?? 'http://localhost:4200')
     .action(
       action(async (ctx, options: { org: number; email: string; name: string; dashboardUrl: string }) => {
-        const { member: added, link } = await members(ctx, options.dashboardUrl).domain.addOwner(options.org, options.email, options.name);
+        const { member: added, link } = await membersOf(ctx, options.dashboardUrl).addOwner(options.org, options.email, options.name);
         console.log(JSON.stringify({ id: added.id, organisation_id: added.organisationId, email: added.email, role: added.role, invitation_url: link }));
       }),
     );
@@ -35,7 +33,7 @@ export function registerMembers(program: Command): void {
     .requiredOption('--org <id>', 'organisation id', positiveInt)
     .action(
       action(async (ctx, options: { org: number }) => {
-        for (const listed of await members(ctx, 'http://localhost').store.list(options.org)) {
+        for (const listed of await new MemberRepository(ctx.pool('dashboard')).list(options.org)) {
           console.log(JSON.stringify({ id: listed.id, email: listed.email, name: listed.name, role: listed.role, joined_at: listed.joinedAt }));
         }
       }),

@@ -17,6 +17,7 @@ import { auditRoutes } from './routes/audit';
 import { keyRoutes } from './routes/keys';
 import { memberRoutes } from './routes/members';
 import { signInRoutes, type SignInLimits } from './routes/sign-in';
+import { webhookRoutes } from './routes/webhooks';
 import { signedInOf, type SignedInLocals } from './signed-in';
 import { render } from './views';
 
@@ -26,8 +27,6 @@ export interface DashboardAppOptions {
   /** Signs CSRF tokens; the same on every replica. */
   secret: string;
   signInLimits: SignInLimits;
-  /** More pages, mounted behind the sign-in guard. */
-  pages?: express.Router[];
 }
 
 export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, logger: Logger): express.Express {
@@ -105,10 +104,10 @@ export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, 
     res.redirect(303, back);
   });
 
+  app.use(webhookRoutes(deps));
   app.use(keyRoutes(deps));
   app.use(memberRoutes(deps));
   app.use(auditRoutes(deps));
-  for (const pages of options.pages ?? []) app.use(pages);
 
   app.use((req, res) => render(req, res, 'message', { title: 'Not found', status: 404, message: 'There is no such page.' }));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

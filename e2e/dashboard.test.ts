@@ -1,0 +1,183 @@
+/**
+ * The organiser dashboard in Chromium against the running stack: an owner
+ * signs in, creates and rolls keys (the old key works through the API for
+ * its grace, and a roll with "now" revokes it at once), and an endpoint
+ * failing 50 times in a row is disabled, its organisation's owners and
+ * admins are emailed (a loopback SMTP server of this test), and the owner
+ * re-enables it, resends one delivery and recovers everything missed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { api, type ErrorBody } from './support/api';
+import { launchBrowser } from './support/browser';
+import { addMember, CapturingSmtp, DASHBOARD_URL, MEMBER_PASSWORD, restartDashboard } from './support/dashboard';
+import { inventoryClient, newOrganisation, operatorContext, uniqueSlug } from './support/operator';
+import { Receiver, waitFor } from '../services/webhooks/test/support';
+
+const SCREENSHOTS = path.join(__dirname, '..', '.data', 'screenshots');
+
+let browser: Browser;
+let smtp: CapturingSmtp;
+let org: { id: number; key: string };
+let owner: { id: number; email: string };
+
+beforeAll(async () => {
+  smtp = await new CapturingSmtp().start();
+  restartDashboard({ DASHBOARD_MAILER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, NOTICE_INTERVAL_MS: '500' });
+  browser = await launchBrowser();
+  org = await newOrganisation(['events:read', 'orders:write', 'webhooks:manage']);
+  owner = await addMember(org.id, 'owner');
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await smtp?.stop();
+  restartDashboard();
+}, 60_000);
+
+async function signedIn(email: string): Promise<Page> {
+  const page = await (await browser.newContext({ baseURL: DASHBOARD_URL })).newPage();
+  await page.goto('/sign-in');
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password').fill(MEMBER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/keys');
+  return page;
+}
+
+const status = async (key: string) => {
+  const response = await api('/events', { key });
+  return { status: response.status, code: (response.body as unknown as ErrorBody).error?.code };
+};
+
+test('an owner signs in, creates a key, rolls it with a grace period and again with "now"', async () => {
+  const page = await signedIn(owner.email);
+  await expectHeading(page, 'API keys');
+  await page.getByLabel('Name').fill('Box office');
+  await page.getByRole('button', { name: 'Create live key' }).click();
+  const first = (await page.getByTestId('secret').textContent())!.trim();
+  expect(first).toMatch(/^sk_live_/);
+  expect(await status(first)).toEqual({ status: 200, code: undefined });
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'keys.png'), fullPage: true });
+
+  await page.getByRole('link', { name: 'Manage Box office' }).click();
+  await page.getByLabel('Old key keeps working for').selectOption({ label: '24 hours' });
+  await page.getByLabel('I have somewhere to put the new secret').check();
+  await page.getByRole('button', { name: 'Roll key' }).click();
+  const second = (await page.getByTestId('secret').textContent())!.trim();
+  expect(second).not.toBe(first);
+  await expect(page.getByTestId('grace').textContent()).resolves.toContain('keeps working until');
+  // During the grace both work.
+  expect(await status(first)).toEqual({ status: 200, code: undefined });
+  expect(await status(second)).toEqual({ status: 200, code: undefined });
+
+  // The rolled key is the one still "active": roll it with "now".
+  await page.locator('tr', { has: page.getByText('active') }).getByRole('link', { name: 'Manage Box office' }).click();
+  await page.getByLabel('Old key keeps working for').selectOption({ label: 'Revoke now' });
+  await page.getByLabel('I have somewhere to put the new secret').check();
+  await page.getByRole('button', { name: 'Roll key' }).click();
+  const third = (await page.getByTestId('secret').textContent())!.trim();
+  await expect(page.getByTestId('grace').textContent()).resolves.toContain('revoked at once');
+  expect(await status(second)).toEqual({ status: 401, code: 'api_key_revoked' });
+  expect(await status(third)).toEqual({ status: 200, code: undefined });
+  expect(await status(first)).toEqual({ status: 200, code: undefined }); // still in its own grace
+  await page.context().close();
+}, 60_000);
+
+test('a failing endpoint is disabled and its owners and admins are emailed; the owner re-enables it, resends a delivery and recovers what was missed', async () => {
+  const admin = await addMember(org.id, 'admin');
+  const developer = await addMember(org.id, 'developer');
+  const receiver = await new Receiver().start();
+  receiver.answer = () => 500;
+  const startedAt = new Date(Date.now() - 60_000);
+  try {
+    const endpoint = await api<{ id: number }>('/webhook_endpoints', { method: 'POST', key: org.key, body: { url: `${receiver.url}/hooks`, event_types: ['ticket.issued'] } });
+    expect(endpoint.status).toBe(201);
+    const endpointId = endpoint.body.id;
+
+    // 50 comps: 50 ticket.issued, 50 failed deliveries in a row.
+    const inventory = inventoryClient();
+    const ctx = operatorContext(org.id);
+    const slug = uniqueSlug('dash');
+    await inventory.upsertEvent({ fields: { slug, title: 'Dashboard Night', startsAt: new Date(Date.now() + 7 * 86_400_000).toISOString(), timezone: 'UTC' } }, ctx);
+    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Floor', capacity: 100n } }, ctx);
+    const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '40.00', bookingFee: '0.00', maxPerOrder: 10, poolIds: [pool.id] } }, ctx);
+    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+    inventory.close();
+    const comp = (n: number, prefix: string) =>
+      api<{ tickets: Array<{ id: number }> }>('/comp_tickets', {
+        method: 'POST',
+        key: org.key,
+        body: { event_id: slug, ticket_type_id: Number(type.id), attendees: Array.from({ length: n }, (_, i) => ({ email: `${prefix}${i}@example.com`, name: `Guest ${i}` })) },
+      });
+    const failedBatch = await comp(50, 'failing');
+    expect(failedBatch.status).toBe(201);
+
+    await waitFor(async () => (await api<{ status: string }>(`/webhook_endpoints/${endpointId}`, { key: org.key })).body.status === 'disabled', 60_000, 'the endpoint to be disabled');
+    const disabled = await api<{ disabled_reason: string }>(`/webhook_endpoints/${endpointId}`, { key: org.key });
+    expect(disabled.body.disabled_reason).toBe('consecutive_failures');
+
+    // Owners and admins get the email; developers do not.
+    await waitFor(() => smtp.mail.some((mail) => mail.to.includes(owner.email)) && smtp.mail.some((mail) => mail.to.includes(admin.email)), 20_000, 'the disable emails');
+    const email = smtp.mail.find((mail) => mail.to.includes(owner.email))!;
+    expect(email.text).toContain(`Subject: Webhook endpoint disabled: ${receiver.url}/hooks`);
+    expect(email.text).toContain('its last 50 deliveries in a row failed');
+    expect(email.text).toContain(`${DASHBOARD_URL}/webhooks/${endpointId}`);
+    expect(email.text).toContain('Re-enable the endpoint');
+    expect(smtp.mail.some((mail) => mail.to.includes(developer.email))).toBe(false);
+
+    // Events while disabled are missed: nothing is sent.
+    const missedBatch = await comp(3, 'missed');
+    expect(missedBatch.status).toBe(201);
+    const sentBefore = receiver.requests.length;
+
+    const page = await signedIn(owner.email);
+    await page.goto('/webhooks');
+    await page.getByRole('link', { name: `${receiver.url}/hooks` }).click();
+    await expect(page.getByTestId('status').textContent()).resolves.toBe('disabled');
+    await expect(page.getByTestId('failures').textContent()).resolves.toContain('50 / 50');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'webhook-disabled.png'), fullPage: true });
+    expect(receiver.requests.length).toBe(sentBefore);
+
+    receiver.answer = () => 200;
+    await page.getByLabel('The receiver is fixed').check();
+    await page.getByRole('button', { name: 'Re-enable endpoint' }).click();
+    await expect(page.getByTestId('status').textContent()).resolves.not.toBe('disabled');
+
+    // Resend one failed delivery: it arrives as a later attempt.
+    const failedRow = page.locator('tr[data-delivery-id]', { has: page.locator('.badge.failed') }).first();
+    const failedEvent = (await failedRow.locator('code').first().textContent())!.trim();
+    await failedRow.getByRole('button', { name: /Resend delivery/ }).click();
+    await expect(page.getByTestId('flash').textContent()).resolves.toContain(failedEvent);
+    await waitFor(() => receiver.forEvent(failedEvent).some((request) => Number(request.headers['service-delivery-attempt']) > 1), 20_000, 'the resent delivery');
+
+    // Recover everything failed or missed since before the comps.
+    await page.getByLabel(/Every event since/).fill(startedAt.toISOString().slice(0, 16));
+    await page.getByLabel('Send them again').check();
+    await page.getByRole('button', { name: 'Recover' }).click();
+    await expect(page.getByTestId('flash').textContent()).resolves.toMatch(/^\d+ failed or missed deliveries/);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'webhook-recovered.png'), fullPage: true });
+
+    const ticketIds = [...failedBatch.body.tickets, ...missedBatch.body.tickets].map((ticket) => ticket.id).sort((a, b) => a - b);
+    const delivered = () =>
+      new Set(receiver.requests.filter((request) => request.path === '/hooks').map((request) => (JSON.parse(request.body) as { data: { object: { id: number } } }).data.object.id));
+    await waitFor(() => ticketIds.every((id) => delivered().has(id)), 60_000, 'every failed and missed event to be delivered');
+    const attemptsOf = (ticketId: number) =>
+      receiver.requests.filter((request) => (JSON.parse(request.body) as { data: { object: { id: number } } }).data.object.id === ticketId).map((request) => Number(request.headers['service-delivery-attempt']));
+    // A missed event's first attempt is the recovery's; a failed one's recovery continues its count.
+    expect(Math.min(...attemptsOf(missedBatch.body.tickets[0]!.id))).toBe(1);
+    expect(Math.max(...attemptsOf(failedBatch.body.tickets[10]!.id))).toBeGreaterThan(1);
+
+    const healthy = await api<{ status: string; consecutive_failures: number }>(`/webhook_endpoints/${endpointId}`, { key: org.key });
+    expect(healthy.body).toMatchObject({ status: 'enabled', consecutive_failures: 0 });
+    await page.context().close();
+  } finally {
+    await receiver.stop();
+  }
+}, 180_000);
+
+async function expectHeading(page: Page, name: string): Promise<void> {
+  await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain(name);
+}

@@ -1,0 +1,138 @@
+/**
+ * Webhook endpoints as Svix's app portal shows them: health against the
+ * disable rules, the delivery log per endpoint and per event with every
+ * attempt's outcome, resend one delivery, recover everything failed or
+ * missed since a time, rotate the signing secret, re-enable.
+ */
+import { Router, type Request, type Response } from 'express';
+import { ApiError } from '@partner-api/shared';
+import { DashboardError, notFound } from '../../domain/dashboard-error';
+import type { DashboardDeps } from '../deps';
+import { requireMember, serviceContext, type SignedInLocals } from '../signed-in';
+import { render, type PageOptions } from '../views';
+
+type Form = Record<string, string | undefined>;
+
+const LOG_PAGE = 50;
+const STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+
+const endpointId = (value: unknown): bigint => {
+  if (!/^\d{1,18}$/.test(String(value))) throw notFound('webhook endpoint');
+  return BigInt(String(value));
+};
+
+/** The service's 4xx refusals (a disabled endpoint, a time too far back) are shown on the page. */
+const asRefusal = (error: unknown): unknown =>
+  error instanceof ApiError && error.httpStatus < 500 && error.code !== 'resource_missing' ? new DashboardError(error.httpStatus, error.message, error.param ?? undefined) : error;
+
+/** `datetime-local` input (UTC, as the page says) to the ISO time the services take. */
+function sinceFrom(value: string | undefined): string {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/.exec((value ?? '').trim());
+  const at = match ? new Date(`${match[1]}T${match[2]}${match[3] ?? ':00'}Z`) : undefined;
+  if (!at || Number.isNaN(at.getTime())) throw new DashboardError(400, 'Enter the time to recover from as date and time (UTC).', 'since');
+  return at.toISOString().replace('.000Z', 'Z');
+}
+
+/** The recover form's suggestion: an hour before the endpoint was disabled, or a day ago. */
+const suggestedSince = (disabledAt: string | undefined): string =>
+  new Date((disabledAt ? Date.parse(disabledAt) : Date.now() - 23 * 3_600_000) - 3_600_000).toISOString().slice(0, 16);
+
+export function webhookRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+
+  async function endpointPage(req: Request, res: Response, signedIn: SignedInLocals, options: Omit<PageOptions, 'title'> = {}): Promise<void> {
+    const id = endpointId(req.params.id);
+    const ctx = serviceContext(signedIn);
+    const status = STATUSES.find((candidate) => candidate === req.query.status);
+    const after = typeof req.query.after === 'string' ? req.query.after : '';
+    const [endpoint, health, log] = await Promise.all([
+      deps.webhooks.getEndpoint({ id }, ctx),
+      deps.webhooks.getEndpointHealth({ id }, ctx),
+      deps.webhooks.listDeliveryAttempts({ endpointId: id, status, page: { limit: LOG_PAGE, after } }, ctx),
+    ]);
+    render(req, res, 'webhook', {
+      title: endpoint.url,
+      endpoint,
+      health,
+      attempts: log.data,
+      nextAfter: log.pageInfo?.hasMore ? log.pageInfo.nextAfter : undefined,
+      statusFilter: status,
+      statuses: STATUSES,
+      since: suggestedSince(endpoint.disabledAt),
+      ...options,
+    });
+  }
+
+  /** Runs a form's action, audit-logs it, and shows the endpoint again with the outcome or the refusal. */
+  async function act(req: Request, res: Response, work: (signedIn: SignedInLocals, id: bigint) => Promise<{ flash: string; secret?: string }>): Promise<void> {
+    const signedIn = requireMember(res, 'webhooks');
+    const id = endpointId(req.params.id);
+    let outcome;
+    try {
+      outcome = await work(signedIn, id).catch((error: unknown) => {
+        throw asRefusal(error);
+      });
+    } catch (error) {
+      if (!(error instanceof DashboardError)) throw error;
+      return endpointPage(req, res, signedIn, { status: error.status, error: error.message, errorField: error.field });
+    }
+    await endpointPage(req, res, signedIn, outcome);
+  }
+
+  router.get('/webhooks', async (req, res) => {
+    const signedIn = requireMember(res, 'webhooks');
+    const { data } = await deps.webhooks.listEndpoints({}, serviceContext(signedIn));
+    render(req, res, 'webhooks', { title: 'Webhooks', endpoints: data });
+  });
+
+  router.get('/webhooks/:id', async (req, res) => endpointPage(req, res, requireMember(res, 'webhooks')));
+
+  router.get('/webhooks/events/:eventId', async (req, res) => {
+    const signedIn = requireMember(res, 'webhooks');
+    const eventId = String(req.params.eventId);
+    if (!/^evt_[A-Za-z0-9]{1,64}$/.test(eventId)) throw notFound('event');
+    const { data } = await deps.webhooks.listDeliveryAttempts({ eventId, page: { limit: 100, after: '' } }, serviceContext(signedIn));
+    render(req, res, 'webhook-event', { title: `Event ${eventId}`, eventId, attempts: data });
+  });
+
+  router.post('/webhooks/:id/deliveries/:deliveryId/resend', (req, res) =>
+    act(req, res, async (signedIn, id) => {
+      if (!/^\d{1,18}$/.test(String(req.params.deliveryId))) throw notFound('delivery');
+      const resent = await deps.webhooks.resendDelivery({ endpointId: id, deliveryId: BigInt(String(req.params.deliveryId)) }, serviceContext(signedIn));
+      const delivery = resent.delivery!;
+      await deps.audit.record(signedIn.actor, 'webhook.delivery_resent', `webhook endpoint ${id}`, { delivery: String(req.params.deliveryId), event: delivery.eventId, new_delivery: String(delivery.id), attempt: delivery.attempt });
+      return { flash: `Event ${delivery.eventId} is queued again as attempt ${delivery.attempt}.` };
+    }),
+  );
+
+  router.post('/webhooks/:id/recover', (req, res) =>
+    act(req, res, async (signedIn, id) => {
+      const form = req.body as Form;
+      const since = sinceFrom(form.since);
+      if (form.confirm !== 'yes') throw new DashboardError(400, 'Tick the box to confirm the recovery.', 'confirm');
+      const replay = await deps.webhooks.recoverEndpoint({ endpointId: id, since }, serviceContext(signedIn));
+      await deps.audit.record(signedIn.actor, 'webhook.recovered', `webhook endpoint ${id}`, { since, queued: replay.queued, replay: String(replay.id) });
+      return { flash: `${replay.queued} failed or missed deliveries since ${since} are queued again.` };
+    }),
+  );
+
+  router.post('/webhooks/:id/enable', (req, res) =>
+    act(req, res, async (signedIn, id) => {
+      if ((req.body as Form).confirm !== 'yes') throw new DashboardError(400, 'Tick the box to confirm.', 'confirm');
+      await deps.webhooks.updateEndpoint({ id, enabled: true, eventTypes: [], setEventTypes: false }, serviceContext(signedIn));
+      await deps.audit.record(signedIn.actor, 'webhook.enabled', `webhook endpoint ${id}`);
+      return { flash: 'The endpoint is enabled and its failure count reset. Recover what it missed below.' };
+    }),
+  );
+
+  router.post('/webhooks/:id/rotate-secret', (req, res) =>
+    act(req, res, async (signedIn, id) => {
+      if ((req.body as Form).confirm !== 'yes') throw new DashboardError(400, 'Tick the box to confirm the rotation.', 'confirm');
+      const rotated = await deps.webhooks.rotateSecret({ id }, serviceContext(signedIn));
+      await deps.audit.record(signedIn.actor, 'webhook.secret_rotated', `webhook endpoint ${id}`, { secret_hint: rotated.secretHint });
+      return { flash: 'A new signing secret is in use; the old one keeps signing beside it for 24 hours.', secret: rotated.secret };
+    }),
+  );
+
+  return router;
+}
