@@ -34,11 +34,12 @@ export class Resends {
       const delivery = await this.deliveries.findForEndpoint(client, endpoint.id, request.deliveryId);
       if (!delivery) throw notFound('webhook delivery', 'delivery_id');
       if (delivery.manual) throw new ApiError('parameter_invalid', 'A test send cannot be resent; send another test event.', 'delivery_id');
-      if (!delivery.event_stored) throw new ApiError('parameter_invalid', 'The event is older than the 30 days events are kept and cannot be resent.', 'delivery_id');
       if (!locked.enabled) {
         throw new ApiError('endpoint_disabled', 'The endpoint is paused or disabled; re-enable it, then resend.', 'endpoint_id');
       }
-      return this.deliveries.queueResend(client, endpoint.id, delivery.event_id);
+      const queued = delivery.event_stored ? await this.deliveries.queueResend(client, endpoint.id, delivery.event_id) : undefined;
+      if (!queued) throw new ApiError('parameter_invalid', 'The event is older than the 30 days events are kept and cannot be resent.', 'delivery_id');
+      return queued;
     });
     return deliveryAttemptView(row, endpoint.url);
   }

@@ -276,9 +276,10 @@ export class DeliveryRepository {
    * row lock). When an attempt of it is already on its way, a scheduled one
    * is brought forward to now and returned, a sending one returned as it
    * is: never two beside each other. Otherwise a new round, due now,
-   * continuing the event's attempt count.
+   * continuing the event's attempt count; undefined when the event is no
+   * longer stored (pruned meanwhile).
    */
-  async queueResend(client: PoolClient, endpointId: string, eventId: string): Promise<DeliveryRow> {
+  async queueResend(client: PoolClient, endpointId: string, eventId: string): Promise<DeliveryRow | undefined> {
     const { rows: onItsWay } = await client.query<DeliveryRow>(
       "SELECT * FROM deliveries WHERE endpoint_id = $1 AND event_id = $2 AND NOT manual AND status IN ('scheduled', 'sending') ORDER BY attempt DESC LIMIT 1",
       [endpointId, eventId],
@@ -305,6 +306,6 @@ export class DeliveryRepository {
        RETURNING *`,
       [endpointId, eventId],
     );
-    return rows[0]!;
+    return rows[0];
   }
 }
