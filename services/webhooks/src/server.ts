@@ -6,13 +6,17 @@ import type { WebhooksConfig } from './config';
 import { Deliveries } from './domain/deliveries';
 import { DeliveryLog } from './domain/delivery-log';
 import { WEBHOOK_USER_AGENT } from './domain/delivery-request';
+import { DisableNotices } from './domain/disable-notices';
 import { WebhookEndpoints } from './domain/endpoints';
 import { EVENT_RETENTION_MS, EventFeed } from './domain/event-feed';
+import { HealthReports } from './domain/health-reports';
 import { Replays } from './domain/replays';
 import { ReceiverPolicy } from './domain/receiver-policy';
+import { Resends } from './domain/resends';
 import { TestEvents } from './domain/test-events';
 import { webhooksHandlers } from './grpc/handlers';
 import { DeliveryRepository } from './storage/delivery-repository';
+import { DisableNoticeRepository } from './storage/disable-notice-repository';
 import { EndpointRepository } from './storage/endpoint-repository';
 import { EventFeedRepository } from './storage/event-feed-repository';
 import { ReplayRepository } from './storage/replay-repository';
@@ -28,11 +32,13 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
 
   const endpointRepository = new EndpointRepository(pool);
   const deliveryRepository = new DeliveryRepository(pool);
+  const noticeRepository = new DisableNoticeRepository(pool);
   const endpoints = new WebhookEndpoints(pool, endpointRepository, deliveryRepository, policy);
   const deliveries = new Deliveries(
     pool,
     deliveryRepository,
     endpointRepository,
+    noticeRepository,
     receivers,
     config.WEBHOOK_RETRY_SCHEDULE,
     // A claimed attempt stays this process's well past the receiver's deadline; after that a process that died no longer holds it.
@@ -40,8 +46,14 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
     runtime.logger,
   );
   const eventFeed = new EventFeedRepository(pool);
-  const feed = { feed: new EventFeed(eventFeed), replays: new Replays(pool, endpoints, new ReplayRepository()), deliveryLog: new DeliveryLog(endpoints, deliveryRepository) };
-  await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers), feed), config.GRPC_PORT);
+  const replayRepository = new ReplayRepository();
+  const feed = { feed: new EventFeed(eventFeed), replays: new Replays(pool, endpoints, replayRepository), deliveryLog: new DeliveryLog(endpoints, deliveryRepository) };
+  const dashboard = {
+    health: new HealthReports(endpoints, deliveryRepository),
+    resends: new Resends(pool, endpoints, replayRepository, deliveryRepository),
+    notices: new DisableNotices(noticeRepository),
+  };
+  await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers), feed, dashboard), config.GRPC_PORT);
   // Retention: a bounded batch per tick, so pruning never holds the tables for long (D280).
   runtime.every('event retention', config.EVENT_RETENTION_INTERVAL_MS, () => eventFeed.prune(new Date(Date.now() - EVENT_RETENTION_MS), config.EVENT_RETENTION_BATCH));
   const sender = runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());

@@ -13,7 +13,8 @@
  *    (group commit), after its slot is free again. A failure is recorded
  *    in its own transaction, in its slot: it schedules the next attempt by
  *    the retry schedule, unless it was the last or the health rules disable
- *    the endpoint (which cancels what it still had scheduled).
+ *    the endpoint (which cancels what it still had scheduled, and writes
+ *    the notice the organisation's owners and admins are emailed from).
  *
  * At least once: a sender that dies mid-POST, or before its success was
  * written, leaves its lease to run out and the attempt is sent again;
@@ -26,6 +27,7 @@
 import { inStoredContext, inTransaction, type ConsumedMessage, type Logger, type Pool, type TraceCarrier } from '@partner-api/shared';
 import type { ReceiverClient } from '../adapters/receiver-client';
 import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent, SucceededAttempt } from '../storage/delivery-repository';
+import type { DisableNoticeRepository } from '../storage/disable-notice-repository';
 import type { EndpointRepository } from '../storage/endpoint-repository';
 import { BatchWriter } from './batch-writer';
 import { deliveryOutcome, type DeliveryObserver } from './delivery-observer';
@@ -69,6 +71,7 @@ export class Deliveries {
     private readonly pool: Pool,
     private readonly deliveries: DeliveryRepository,
     private readonly endpoints: EndpointRepository,
+    private readonly notices: DisableNoticeRepository,
     private readonly receivers: ReceiverClient,
     private readonly schedule: RetrySchedule,
     private readonly options: DeliveryOptions,
@@ -142,7 +145,8 @@ export class Deliveries {
       const endpoint = await this.endpoints.recordFailure(client, delivery.endpoint_id);
       const reason = endpoint ? disableReason(endpoint, this.clock()) : null;
       if (reason) {
-        await this.endpoints.disable(client, delivery.endpoint_id, reason);
+        // The notice commits with the disable or not at all: exactly one per disable (D307).
+        if (await this.endpoints.disable(client, delivery.endpoint_id, reason)) await this.notices.record(client, delivery.endpoint_id);
         await this.deliveries.cancelScheduled(client, delivery.endpoint_id);
         return { reason, organisationId: endpoint!.organisation_id };
       }

@@ -28,3 +28,23 @@ export function deliveryView(row: DeliveryRow, endpointUrl: string): DeliveryIni
     createdAt: formatTimestamp(row.created_at),
   };
 }
+
+export type DeliveryAttemptInit = MessageInitShape<typeof gen.webhooks.DeliveryAttemptSchema>;
+
+/** What queued an attempt's round: its event's fan-out, a replay, a resend from the dashboard, or a test send. */
+export function deliveryOrigin(row: Pick<DeliveryRow, 'manual' | 'replay_id' | 'resend'>): 'test' | 'replay' | 'resend' | 'event' {
+  if (row.manual) return 'test';
+  if (row.replay_id !== null) return 'replay';
+  return row.resend ? 'resend' : 'event';
+}
+
+/** An attempt as the dashboard's log shows it: the API's object and when it was due and sent, and why it was queued. */
+export function deliveryAttemptView(row: DeliveryRow, endpointUrl: string): DeliveryAttemptInit {
+  return {
+    delivery: deliveryView(row, endpointUrl),
+    sentAt: formatOptionalTimestamp(row.sent_at),
+    dueAt: formatTimestamp(row.due_at),
+    origin: deliveryOrigin(row),
+    retry: row.attempt > row.first_attempt,
+  };
+}

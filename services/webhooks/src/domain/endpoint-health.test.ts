@@ -1,4 +1,4 @@
-import { disableReason } from './endpoint-health';
+import { disableReason, disablesAt } from './endpoint-health';
 
 const now = new Date('2026-11-23T12:00:00Z');
 const hoursAgo = (hours: number) => new Date(now.getTime() - hours * 3_600_000);
@@ -17,5 +17,16 @@ describe('automatic disabling', () => {
 
   it('leaves a healthy endpoint alone', () => {
     expect(disableReason({ consecutive_failures: 0, failing_since: null }, now)).toBeNull();
+  });
+});
+
+describe('when the 3-day rule would disable an endpoint', () => {
+  it('is 3 days after its failures began', () => {
+    expect(disablesAt({ enabled: true, failing_since: hoursAgo(10) })).toEqual(new Date(hoursAgo(10).getTime() + 72 * 3_600_000));
+  });
+
+  it('is not set for a healthy or an already disabled endpoint', () => {
+    expect(disablesAt({ enabled: true, failing_since: null })).toBeNull();
+    expect(disablesAt({ enabled: false, failing_since: hoursAgo(80) })).toBeNull();
   });
 });

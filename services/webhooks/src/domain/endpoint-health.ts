@@ -16,3 +16,13 @@ export function disableReason(health: { consecutive_failures: number; failing_si
   if (failingFor >= FAILING_PERIOD_MS && health.consecutive_failures >= MIN_FAILURES_OVER_PERIOD) return 'failing_for_3_days';
   return null;
 }
+
+/**
+ * When the 3-day rule disables a failing endpoint if its failures go on:
+ * the first failure recorded from then on disables it, once the run has
+ * reached 5 in a row. Null while it is not failing, and once it is disabled.
+ */
+export function disablesAt(health: { enabled: boolean; failing_since: Date | null }): Date | null {
+  if (!health.enabled || !health.failing_since) return null;
+  return new Date(health.failing_since.getTime() + FAILING_PERIOD_MS);
+}

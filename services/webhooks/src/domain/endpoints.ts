@@ -113,7 +113,8 @@ export class WebhookEndpoints {
   }
 }
 
-const visibleModes = (ctx: RequestContext): readonly string[] => (isDryRun(ctx) ? ['test'] : ['live', 'test']);
+/** The endpoint modes a caller's key may see: a test key only test endpoints. */
+export const visibleModes = (ctx: RequestContext): readonly string[] => (isDryRun(ctx) ? ['test'] : ['live', 'test']);
 
 function checkDescription(description: string | undefined): string | null {
   if (description === undefined || description === '') return null;

@@ -8,7 +8,8 @@
  * turn, so an overlapping second replay finds the first's deliveries on
  * their way and does not queue them again: each missed event is sent once
  * per replay, never twice by two (D284). The endpoint must be enabled: a
- * replay never turns deliveries back on by itself (D283).
+ * replay never turns deliveries back on by itself (D283). The dashboard's
+ * RecoverEndpoint is this same operation (D305).
  */
 import type { MessageShape } from '@bufbuild/protobuf';
 import { ApiError, formatTimestamp, type gen, inTransaction, notFound, type Pool, type RequestContext } from '@partner-api/shared';
@@ -16,7 +17,8 @@ import type { ReplayRepository, ReplayRow } from '../storage/replay-repository';
 import type { WebhookEndpoints } from './endpoints';
 import { parseTime, windowStart } from './event-feed';
 
-type ReplayRequest = MessageShape<typeof gen.webhooks.ReplayEndpointRequestSchema>;
+/** The endpoint and the time to reach back to: a partner's replay, or the dashboard's recover (D305). */
+type ReplayRequest = Pick<MessageShape<typeof gen.webhooks.ReplayEndpointRequestSchema>, 'id' | 'since'>;
 
 /** The time a replay reaches back to: the given `since`, not in the future, and never before the 30 days events are kept. */
 export function replaySince(raw: string, now: Date): Date {

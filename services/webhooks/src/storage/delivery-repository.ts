@@ -18,8 +18,36 @@ export interface DeliveryRow {
   error: string | null;
   failure_reason: FailureReason | null;
   replay_id: string | null;
+  /** The attempt this attempt's round began at. */
+  first_attempt: number;
+  /** The round was queued by a resend from the dashboard. */
+  resend: boolean;
   next_retry_at: Date | null;
+  /** When the attempt was taken to be sent; null while it waits. */
+  sent_at: Date | null;
   created_at: Date;
+}
+
+/** A log row with its endpoint's URL (the log can span endpoints). */
+export type LoggedDelivery = DeliveryRow & { endpoint_url: string };
+
+/** Which rows a delivery log page holds: always one organisation's, in the modes the caller may see. */
+export interface DeliveryLogFilter {
+  organisationId: number;
+  modes: readonly string[];
+  endpointId?: string | undefined;
+  eventId?: string | undefined;
+  statuses?: readonly DeliveryStatus[] | undefined;
+  beforeId?: string | undefined;
+  limit: number;
+}
+
+/** An endpoint's attempts with an outcome since a time. */
+export interface AttemptStats {
+  attempts: number;
+  succeeded: number;
+  /** null without attempts. */
+  p95_duration_ms: number | null;
 }
 
 /** A claimed attempt with what sending it needs: the receiver, its secrets and the event's exact bytes. */
@@ -32,6 +60,7 @@ export interface ClaimedDelivery {
   /** The attempt this round of retries began at: 1, or a replay's first attempt. */
   first_attempt: number;
   replay_id: string | null;
+  resend: boolean;
   url: string;
   enabled: boolean;
   secret: string;
@@ -120,10 +149,10 @@ export class DeliveryRepository {
           LIMIT $1
           FOR UPDATE SKIP LOCKED)
        UPDATE deliveries d
-          SET status = 'sending', lease_until = now() + $2 * interval '1 millisecond', updated_at = now()
+          SET status = 'sending', lease_until = now() + $2 * interval '1 millisecond', sent_at = now(), updated_at = now()
          FROM due, endpoints e, events ev
         WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
-       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.first_attempt, d.replay_id,
+       RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.first_attempt, d.replay_id, d.resend,
                  e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, ev.payload, ev.trace_context`,
       [limit, leaseMs],
     );
@@ -166,15 +195,15 @@ export class DeliveryRepository {
   /** The next attempt after a failed one, due at `dueAt` (also noted on the failed attempt as its next_retry_at). */
   async scheduleRetry(
     client: PoolClient,
-    failed: Pick<ClaimedDelivery, 'id' | 'endpoint_id' | 'event_id' | 'event_type' | 'attempt' | 'first_attempt' | 'replay_id'>,
+    failed: Pick<ClaimedDelivery, 'id' | 'endpoint_id' | 'event_id' | 'event_type' | 'attempt' | 'first_attempt' | 'replay_id' | 'resend'>,
     dueAt: Date,
   ): Promise<void> {
     await client.query('UPDATE deliveries SET next_retry_at = $2 WHERE id = $1', [failed.id, dueAt]);
-    // The retry belongs to the same round (and replay) as the attempt it follows.
+    // The retry belongs to the same round (and replay or resend) as the attempt it follows.
     await client.query(
-      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, first_attempt, replay_id, status, due_at) VALUES ($1, $2, $3, $4, $5, $6, 'scheduled', $7)
+      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, first_attempt, replay_id, resend, status, due_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'scheduled', $8)
        ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING`,
-      [failed.endpoint_id, failed.event_id, failed.event_type, failed.attempt + 1, failed.first_attempt, failed.replay_id, dueAt],
+      [failed.endpoint_id, failed.event_id, failed.event_type, failed.attempt + 1, failed.first_attempt, failed.replay_id, failed.resend, dueAt],
     );
   }
 
@@ -197,22 +226,86 @@ export class DeliveryRepository {
   /** A test send, recorded once it is over: never scheduled, never retried. */
   async recordManual(endpointId: string, eventId: string, eventType: string, outcome: AttemptOutcome): Promise<DeliveryRow> {
     const { rows } = await this.pool.query<DeliveryRow>(
-      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, manual, status, due_at, response_status, duration_ms, error, failure_reason)
-       VALUES ($1, $2, $3, 1, true, $4, now(), $5, $6, $7, $8) RETURNING *`,
+      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, manual, status, due_at, sent_at, response_status, duration_ms, error, failure_reason)
+       VALUES ($1, $2, $3, 1, true, $4, now(), now() - $6 * interval '1 millisecond', $5, $6, $7, $8) RETURNING *`,
       [endpointId, eventId, eventType, outcome.succeeded ? 'succeeded' : 'failed', outcome.responseStatus, outcome.durationMs, outcome.error, outcome.failureReason],
     );
     return rows[0]!;
   }
 
-  /** The endpoint's delivery log, newest first, from before `beforeId`; optionally one event's, or only some statuses. */
-  async listForEndpoint(endpointId: string, filter: { eventId?: string | undefined; statuses?: readonly DeliveryStatus[] | undefined; beforeId?: string | undefined; limit: number }): Promise<DeliveryRow[]> {
-    const { rows } = await this.pool.query<DeliveryRow>(
-      `SELECT * FROM deliveries
-        WHERE endpoint_id = $1 AND ($2::bigint IS NULL OR id < $2)
-          AND ($3::text IS NULL OR event_id = $3) AND ($4::text[] IS NULL OR status = ANY ($4))
-        ORDER BY id DESC LIMIT $5`,
-      [endpointId, filter.beforeId ?? null, filter.eventId ?? null, filter.statuses ?? null, filter.limit],
+  /** A delivery log page, newest first, from before `beforeId`: one endpoint's, one event's, or both; optionally only some statuses. */
+  async list(filter: DeliveryLogFilter): Promise<LoggedDelivery[]> {
+    const { rows } = await this.pool.query<LoggedDelivery>(
+      `SELECT d.*, e.url AS endpoint_url FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+        WHERE e.organisation_id = $1 AND e.mode = ANY ($2::text[])
+          AND ($3::bigint IS NULL OR d.endpoint_id = $3) AND ($4::text IS NULL OR d.event_id = $4)
+          AND ($5::bigint IS NULL OR d.id < $5) AND ($6::text[] IS NULL OR d.status = ANY ($6))
+        ORDER BY d.id DESC LIMIT $7`,
+      [filter.organisationId, filter.modes, filter.endpointId ?? null, filter.eventId ?? null, filter.beforeId ?? null, filter.statuses ?? null, filter.limit],
     );
     return rows;
+  }
+
+  /**
+   * The endpoint's attempts sent since `since` that have an outcome (test
+   * sends, which do not count towards health, left out), and the 95th
+   * percentile of their durations: an observed duration, not an interpolated one.
+   */
+  async attemptStats(endpointId: string, since: Date): Promise<AttemptStats> {
+    const { rows } = await this.pool.query<AttemptStats>(
+      `SELECT count(*)::int AS attempts, (count(*) FILTER (WHERE status = 'succeeded'))::int AS succeeded,
+              percentile_disc(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95_duration_ms
+         FROM deliveries
+        WHERE endpoint_id = $1 AND sent_at >= $2 AND NOT manual AND status IN ('succeeded', 'failed')`,
+      [endpointId, since],
+    );
+    return rows[0]!;
+  }
+
+  /** One delivery of the endpoint, and whether its event is still stored (events go after 30 days). */
+  async findForEndpoint(client: PoolClient, endpointId: string, id: bigint): Promise<(DeliveryRow & { event_stored: boolean }) | undefined> {
+    const { rows } = await client.query<DeliveryRow & { event_stored: boolean }>(
+      'SELECT d.*, EXISTS (SELECT 1 FROM events ev WHERE ev.id = d.event_id) AS event_stored FROM deliveries d WHERE d.id = $2 AND d.endpoint_id = $1',
+      [endpointId, id.toString()],
+    );
+    return rows[0];
+  }
+
+  /**
+   * A resend of an event to an endpoint (the caller holds the endpoint's
+   * row lock). When an attempt of it is already on its way, a scheduled one
+   * is brought forward to now and returned, a sending one returned as it
+   * is: never two beside each other. Otherwise a new round, due now,
+   * continuing the event's attempt count; undefined when the event is no
+   * longer stored (pruned meanwhile).
+   */
+  async queueResend(client: PoolClient, endpointId: string, eventId: string): Promise<DeliveryRow | undefined> {
+    const { rows: onItsWay } = await client.query<DeliveryRow>(
+      "SELECT * FROM deliveries WHERE endpoint_id = $1 AND event_id = $2 AND NOT manual AND status IN ('scheduled', 'sending') ORDER BY attempt DESC LIMIT 1",
+      [endpointId, eventId],
+    );
+    const pending = onItsWay[0];
+    if (pending) {
+      // A row being claimed right now is skipped, not waited for: it is on its way anyway. A sending row is never locked here
+      // (its success may be waiting for the endpoint row this caller holds, D211).
+      const { rows: forward } = await client.query<DeliveryRow>(
+        `UPDATE deliveries SET due_at = LEAST(due_at, now()), updated_at = now()
+          WHERE id = (SELECT id FROM deliveries WHERE id = $1 AND status = 'scheduled' FOR UPDATE SKIP LOCKED) RETURNING *`,
+        [pending.id],
+      );
+      // The failed attempt before it said when it would follow: now.
+      if (forward[0]) await client.query('UPDATE deliveries SET next_retry_at = now() WHERE endpoint_id = $1 AND event_id = $2 AND attempt = $3 AND NOT manual AND next_retry_at > now()', [endpointId, eventId, pending.attempt - 1]);
+      return forward[0] ?? pending;
+    }
+    const { rows } = await client.query<DeliveryRow>(
+      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, first_attempt, resend, status, due_at)
+       SELECT $1, ev.id, ev.type, next.attempt, next.attempt, true, 'scheduled', now()
+         FROM events ev
+         CROSS JOIN LATERAL (SELECT COALESCE(max(attempt), 0) + 1 AS attempt FROM deliveries WHERE endpoint_id = $1 AND event_id = ev.id AND NOT manual) next
+        WHERE ev.id = $2
+       RETURNING *`,
+      [endpointId, eventId],
+    );
+    return rows[0];
   }
 }

@@ -130,7 +130,6 @@ export class EndpointRepository {
     return rows[0];
   }
 
-  /** A delivery failed: one more in the run (counted atomically across senders); the row after the change. */
   /**
    * Locks the endpoint row for a failure being recorded. Taken before any
    * delivery row is touched: the failures of one endpoint then queue here,
@@ -143,6 +142,7 @@ export class EndpointRepository {
     return rows[0];
   }
 
+  /** A delivery failed: one more in the run (counted atomically across senders); the row after the change. */
   async recordFailure(client: PoolClient, id: string): Promise<EndpointRow | undefined> {
     const { rows } = await client.query<EndpointRow>(
       `UPDATE endpoints SET consecutive_failures = consecutive_failures + 1, failing_since = COALESCE(failing_since, now()),

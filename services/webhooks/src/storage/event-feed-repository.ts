@@ -57,7 +57,7 @@ export class EventFeedRepository {
   /**
    * Retention: deletes up to `batch` events received before `before` whose
    * deliveries are all finished, then finished deliveries and replays as
-   * old. Returns how many events went.
+   * old, and disable notices sent as long ago. Returns how many events went.
    */
   async prune(before: Date, batch: number): Promise<number> {
     const { rowCount } = await this.pool.query(
@@ -75,6 +75,8 @@ export class EventFeedRepository {
       [before, batch],
     );
     await this.pool.query('DELETE FROM replays WHERE id IN (SELECT id FROM replays WHERE created_at < $1 LIMIT $2)', [before, batch]);
+    // Disable notices once emailed; one never sent stays until it is.
+    await this.pool.query('DELETE FROM disable_notices WHERE id IN (SELECT id FROM disable_notices WHERE sent_at < $1 LIMIT $2)', [before, batch]);
     return rowCount ?? 0;
   }
 }
