@@ -27,6 +27,8 @@ export const gatewayEnv = commonEnv
     EVENT_STREAM_MAX_AGE_MS: z.coerce.number().int().positive().default(30 * 60_000),
     /** Open streams one organisation may hold on one gateway process. */
     EVENT_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(5),
+    /** How often the keys' last-used times noted in memory are written to PostgreSQL (and once at shutdown); D310. */
+    KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).default(30_000),
   });
 
 export type GatewayConfig = z.infer<typeof gatewayEnv>;

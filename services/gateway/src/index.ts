@@ -13,3 +13,5 @@ export { requestContext } from './http/middleware/request-context';
 export { errorHandler, routeNotFound } from './http/errors';
 export { IdempotencyStore } from './storage/idempotency-store';
 export { KeyResolver } from './domain/key-resolver';
+export { KeyUsage, type KeyUsageFlush } from './domain/key-usage';
+export { KeyUsageStore } from './storage/key-usage-store';

@@ -7,7 +7,9 @@ import { EventStreams } from './http/event-streams';
 import { createHttpServer } from './http/http-server';
 import { feedReader } from './http/routes/event-stream';
 import { closeServiceClients, createBackendHealth, createServiceClients, type BackendAddresses } from './http/service-clients';
+import { KeyUsage } from './domain/key-usage';
 import { KeyRepository } from './storage/key-repository';
+import { KeyUsageStore } from './storage/key-usage-store';
 
 export const SCHEMA = 'gateway';
 
@@ -20,6 +22,13 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const runtime = new ServiceRuntime('gateway', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   const redis = runtime.redis(config);
+  // Last-used times of keys, noted per request and written in batches (D310). Shutdown runs closers
+  // last-registered first: these come after the http server's (registered below) has drained, and
+  // before the pool's (registered above) closes. The final flush waits for a periodic one in progress.
+  const usageStore = new KeyUsageStore(pool);
+  const keyUsage = new KeyUsage((keyIds, usedAt) => usageStore.recordUse(keyIds, usedAt), runtime.logger);
+  runtime.lifecycle.onShutdown('key usage', () => keyUsage.flush());
+  runtime.every('key usage flush', config.KEY_USAGE_FLUSH_MS, () => keyUsage.flush());
   const addresses: BackendAddresses = {
     inventory: config.INVENTORY_GRPC_ADDR,
     orders: config.ORDERS_GRPC_ADDR,
@@ -48,6 +57,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const app = createApp({
     logger: runtime.logger,
     keys: new KeyRepository(pool),
+    keyUsage,
     redis,
     clients,
     publicBaseUrl: config.PUBLIC_BASE_URL,

@@ -48,7 +48,7 @@ export function registerOrganisations(program: Command): void {
 
   key
     .command('list')
-    .description("the organisation's keys (never their secrets)")
+    .description("the organisation's keys (never their secrets), with last_used_at (null until first used)")
     .requiredOption('--org <id>', 'organisation id', positiveInt)
     .action(
       action(async (ctx, options: { org: number }) => {

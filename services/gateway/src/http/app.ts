@@ -6,6 +6,7 @@
 import express, { type Express } from 'express';
 import type { Logger, RedisClient, Registry } from '@partner-api/shared';
 import { KeyResolver } from '../domain/key-resolver';
+import type { KeyUsage } from '../domain/key-usage';
 import { IdempotencyStore } from '../storage/idempotency-store';
 import { KeyAdmission } from '../storage/key-admission';
 import { OperationLimits } from '../storage/operation-limits';
@@ -29,6 +30,8 @@ import type { ServiceClients } from './service-clients';
 export interface AppDependencies {
   logger: Logger;
   keys: KeyRepository;
+  /** Notes each authenticated request's key; written to `last_used_at` in batches. */
+  keyUsage: KeyUsage;
   redis: RedisClient;
   clients: ServiceClients;
   publicBaseUrl: string;
@@ -58,7 +61,7 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use(browserGuard);
   const admission = new KeyAdmission(deps.redis);
-  app.use(authenticate(new KeyResolver(deps.keys, admission), admission));
+  app.use(authenticate(new KeyResolver(deps.keys, admission), admission, deps.keyUsage));
   app.use(jsonBody);
   app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger));
 

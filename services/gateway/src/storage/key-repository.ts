@@ -31,6 +31,8 @@ interface KeyListingRow {
   revoked_at: Date | null;
   expires_at: Date | null;
   replaced_by: string | null;
+  /** Written in batches by the gateways (domain/key-usage.ts): within KEY_USAGE_FLUSH_MS of the last request; null if never used. */
+  last_used_at: Date | null;
 }
 
 /** A key as the dashboard lists it: never the secret. */
@@ -88,7 +90,7 @@ export class KeyRepository {
 
   async listKeys(organisationId: number): Promise<KeyListing[]> {
     const { rows } = await this.pool.query<KeyListingRow>(
-      `SELECT id, name, mode, prefix, last4, scopes, ip_allowlist, rate_limit, created_at, revoked_at, expires_at, replaced_by
+      `SELECT id, name, mode, prefix, last4, scopes, ip_allowlist, rate_limit, created_at, revoked_at, expires_at, replaced_by, last_used_at
          FROM api_keys WHERE organisation_id = $1 ORDER BY id`,
       [organisationId],
     );
@@ -98,7 +100,7 @@ export class KeyRepository {
   /** The key row locked for a change, scoped to the organisation. */
   async lockKey(client: PoolClient, organisationId: number, keyId: number): Promise<(KeyListing & { secret_hash: Buffer }) | undefined> {
     const { rows } = await client.query<KeyListingRow & { secret_hash: Buffer }>(
-      `SELECT id, name, mode, prefix, last4, scopes, ip_allowlist, rate_limit, created_at, revoked_at, expires_at, replaced_by, secret_hash
+      `SELECT id, name, mode, prefix, last4, scopes, ip_allowlist, rate_limit, created_at, revoked_at, expires_at, replaced_by, last_used_at, secret_hash
          FROM api_keys WHERE id = $1 AND organisation_id = $2 FOR UPDATE`,
       [keyId, organisationId],
     );

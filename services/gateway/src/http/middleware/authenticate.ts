@@ -3,13 +3,15 @@
  * D3): missing → malformed/unknown → revoked → expired → IP allowlist →
  * rate limit. The record comes from the process cache; the rate-limit
  * script confirms it is current, and a stale copy is re-read and every check
- * run again, so operator changes bite on the next request.
+ * run again, so operator changes bite on the next request. A key the
+ * admission script admits is noted as used (domain/key-usage.ts, D310).
  */
 import type { RequestHandler, Response } from 'express';
 import { ApiError, type RequestContext } from '@partner-api/shared';
 import { assertKeyUsable, hashSecret, KEY_SHAPE, rateLimitFor, type StoredKey } from '../../domain/api-keys';
 import { isAllowed } from '../../domain/ip-allowlist';
 import type { KeyResolver } from '../../domain/key-resolver';
+import type { KeyUsage } from '../../domain/key-usage';
 import type { KeyAdmission } from '../../storage/key-admission';
 
 function bearerToken(header: string | undefined): string | undefined {
@@ -37,7 +39,12 @@ function rateLimitHeaders(res: Response, limit: number, count: number, resetSeco
 /** The caller's context, which authenticate put on the response; routes behind it read it here. */
 export const callerContext = (res: Response): RequestContext => res.locals.ctx as RequestContext;
 
-export function authenticate(resolver: KeyResolver, admission: KeyAdmission, clock: () => Date = () => new Date()): RequestHandler {
+export function authenticate(
+  resolver: KeyResolver,
+  admission: KeyAdmission,
+  usage?: Pick<KeyUsage, 'note'>,
+  clock: () => Date = () => new Date(),
+): RequestHandler {
   return async (req, res, next) => {
     const secret = bearerToken(req.headers.authorization);
     if (secret === undefined) {
@@ -68,6 +75,9 @@ export function authenticate(resolver: KeyResolver, admission: KeyAdmission, clo
         if (attempt < 2) continue;
         throw new ApiError('internal_error', 'An internal error occurred.');
       }
+      // The key's own id: a rolled key's old secret still resolves to the old key, so its use shows there.
+      // Counted before the limit: a caller over its limit is still using the key.
+      usage?.note(key.id);
       const limit = rateLimitFor(key);
       rateLimitHeaders(res, limit, verdict.count, verdict.resetSeconds);
       if (verdict.count > limit) {
