@@ -51,6 +51,8 @@ refuse 'does not serve gateway.networking.k8s.io/v1 HTTPRoute' --set httpRoute.e
 refuse '/image/digest' --set image.digest=latest
 refuse '/config/traceSampling/ratio' --set-json config.traceSampling.ratio=1.5
 refuse '/config/traceSampling/sampler' --set config.traceSampling.sampler=sometimes
+refuse 'the dashboard is routed' --set ingress.dashboardHost=dash.example.com --set components.dashboard.enabled=false
+refuse '/config/dashboardMailer' --set config.dashboardMailer=pigeon
 
 # The default render must hold every kind the chart promises.
 MONITORING=(--api-versions monitoring.coreos.com/v1/ServiceMonitor)
@@ -65,13 +67,21 @@ grep -q 'serviceAccountName: check-partner-api-migrate$' <<<"$rendered" || { ech
 if "$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml" | grep -q '^kind: ServiceMonitor$'; then
   echo "a ServiceMonitor was rendered for a cluster without its CRD" >&2; exit 1
 fi
+# Six Deployments: the five services and the organiser dashboard.
+[[ $(grep -c '^kind: Deployment$' <<<"$rendered") -eq 6 ]] || { echo "production render does not have 6 Deployments" >&2; exit 1; }
+grep -q 'workingDir: /app/services/dashboard$' <<<"$rendered" || { echo "production render has no dashboard Deployment" >&2; exit 1; }
 # Every pod pauses before SIGTERM and is spread over zones and nodes.
-[[ $(grep -c 'sleep: { seconds: 5 }' <<<"$rendered") -eq 5 ]] || { echo "not every Deployment has the preStop pause" >&2; exit 1; }
-[[ $(grep -c 'topologyKey: topology.kubernetes.io/zone' <<<"$rendered") -eq 5 ]] || { echo "not every Deployment spreads over zones" >&2; exit 1; }
+[[ $(grep -c 'sleep: { seconds: 5 }' <<<"$rendered") -eq 6 ]] || { echo "not every Deployment has the preStop pause" >&2; exit 1; }
+[[ $(grep -c 'topologyKey: topology.kubernetes.io/zone' <<<"$rendered") -eq 6 ]] || { echo "not every Deployment spreads over zones" >&2; exit 1; }
 # gRPC spreads over every pod: a headless Service per gRPC component, clients on dns:/// targets, native grpc readiness probes.
 [[ $(grep -c 'clusterIP: None' <<<"$rendered") -eq 4 ]] || { echo "not every gRPC component has a headless Service" >&2; exit 1; }
 [[ $(grep -c '_GRPC_ADDR: "dns:///check-partner-api-[a-z]*-headless:' <<<"$rendered") -eq 4 ]] || { echo "gRPC clients do not use the headless Services" >&2; exit 1; }
 [[ $(grep -c 'grpc: { port: ' <<<"$rendered") -eq 4 ]] || { echo "not every gRPC container has a grpc readiness probe" >&2; exit 1; }
+# The dashboard calls orders, tickets, webhooks and inventory: each one's
+# NetworkPolicy lets its pods in (and the gateway's, as before).
+[[ $(grep -c 'app.kubernetes.io/name: dashboard$' < <("$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml" --show-only templates/component.yaml |
+  awk 'BEGIN { RS = "\n---\n" } /kind: NetworkPolicy/ && /port: 5005[1-4]/')) -ge 4 ]] ||
+  { echo "the gRPC components' NetworkPolicies do not admit the dashboard" >&2; exit 1; }
 # Optional routing, annotations, Secret env and digests render as asked.
 DIGEST=sha256:$(printf '%064d' 7)
 extras=$("$HELM" template check "$CHART" "${KUBE[@]}" --api-versions gateway.networking.k8s.io/v1/HTTPRoute \
@@ -82,11 +92,21 @@ for kind in Ingress HTTPRoute; do
   [[ $(grep -c "^kind: $kind$" <<<"$extras") -eq 1 ]] || { echo "expected exactly one $kind (none for the hosted checkout unless asked)" >&2; exit 1; }
 done
 grep -q "image: partner-api:0.1.0@$DIGEST" <<<"$extras" || { echo "the image digest is not used" >&2; exit 1; }
-[[ $(grep -c 'team: tickets' <<<"$extras") -eq 6 ]] || { echo "podAnnotations missing from some pod" >&2; exit 1; }
-[[ $(grep -c 'name: stripe$' <<<"$extras") -ge 6 ]] || { echo "extraEnvFromSecrets missing from some container" >&2; exit 1; }
+[[ $(grep -c 'team: tickets' <<<"$extras") -eq 7 ]] || { echo "podAnnotations missing from some pod" >&2; exit 1; }
+[[ $(grep -c 'name: stripe$' <<<"$extras") -ge 7 ]] || { echo "extraEnvFromSecrets missing from some container" >&2; exit 1; }
 grep -q 'secretKeyRef: { name: stripe, key: key }' <<<"$extras" || { echo "secretEnv not rendered" >&2; exit 1; }
 checkout=$("$HELM" template check "$CHART" "${KUBE[@]}" --set ingress.enabled=true --set ingress.checkoutHost=pay.example.com)
 grep -q 'host: pay.example.com' <<<"$checkout" || { echo "the hosted checkout rule is missing when asked" >&2; exit 1; }
+! grep -q 'name: check-partner-api-dashboard, port' <<<"$checkout" || { echo "the dashboard was routed without ingress.dashboardHost" >&2; exit 1; }
+dashboard=$("$HELM" template check "$CHART" "${KUBE[@]}" --api-versions gateway.networking.k8s.io/v1/HTTPRoute \
+  --set ingress.enabled=true --set ingress.dashboardHost=dash.example.com --set ingress.tlsSecretName=tls \
+  --set httpRoute.enabled=true --set httpRoute.parentRefs[0].name=public --set httpRoute.dashboardHostnames[0]=dash.example.com)
+grep -q 'backend: { service: { name: check-partner-api-dashboard, port: { name: http } } }' <<<"$dashboard" ||
+  { echo "the dashboard's ingress rule is missing when asked" >&2; exit 1; }
+[[ $(grep -c '^kind: HTTPRoute$' <<<"$dashboard") -eq 2 ]] && grep -A1 -- '- name: check-partner-api-dashboard$' <<<"$dashboard" | grep -q 'port: 4200$' ||
+  { echo "the dashboard's HTTPRoute is missing when asked" >&2; exit 1; }
+grep -q 'DASHBOARD_BASE_URL: "https://dashboard.example.com"' <<<"$dashboard" && grep -q 'TRUST_PROXY, value: "loopback,uniquelocal"' <<<"$dashboard" ||
+  { echo "the dashboard's settings are not rendered" >&2; exit 1; }
 grep -q 'WEBHOOK_RETRY_SCHEDULE: "1m,5m,30m,2h,5h,8h,8h"' <<<"$rendered" || { echo "production render has no webhook retry schedule" >&2; exit 1; }
 # Traces: a parent-based ratio unless a values file says otherwise, and the sampler it names.
 grep -q 'OTEL_TRACES_SAMPLER: "parentbased_traceidratio"' <<<"$rendered" && grep -q 'OTEL_TRACES_SAMPLER_ARG: "0.1"' <<<"$rendered" ||

@@ -46,7 +46,8 @@ for values in "$CHART"/ci/*-values.yaml "$ROOT"/deploy/values/*.yaml; do
   secret=$(sed -n 's/^infrastructureSecret: *//p' "$values"); secret=${secret:-partner-api-infrastructure}
   kubectl create secret generic "$secret" -n "$ns" --from-literal=DATABASE_URL=postgres://db/partner \
     --from-literal=REDIS_URL=redis://redis:6379 --from-literal=KAFKA_BROKERS=kafka:9092 \
-    --from-literal=CURSOR_SECRET=0123456789abcdef0123456789abcdef --from-literal=SMTP_URL=smtp://mail:587 >/dev/null
+    --from-literal=CURSOR_SECRET=0123456789abcdef0123456789abcdef --from-literal=SMTP_URL=smtp://mail:587 \
+    --from-literal=DASHBOARD_SECRET=0123456789abcdef0123456789abcdef >/dev/null
   args=(-n "$ns" -f "$values")
 
   # Step 1, the pre-install hook as helm runs it: only the hook's objects,
@@ -84,14 +85,17 @@ for values in "$CHART"/ci/*-values.yaml "$ROOT"/deploy/values/*.yaml; do
     poll 60 "$ns: no pods for $deploy" has_pod_for "$ns" "app.kubernetes.io/name=$component"
     [[ $(count replicasets -n "$ns" -l "app.kubernetes.io/name=$component") -ge 1 ]] || fail "$ns: no ReplicaSet for $deploy"
   done
+  # The five services and the organiser dashboard, in every values file.
+  [[ $(count deployments -n "$ns") -eq 6 ]] || fail "$ns: expected 6 Deployments (the five services and the dashboard)"
+  kubectl get deployment "$release-dashboard" -n "$ns" >/dev/null 2>&1 || fail "$ns: no dashboard Deployment"
   say "   every Deployment has a ReplicaSet and pods"
   installed=$((installed + 1))
 done
 
 # Values that name an HPA, PDB or NetworkPolicy produced them.
-[[ $(count horizontalpodautoscalers -n chart-values-production) -eq 5 ]] || fail "deploy/values/production.yaml: expected 5 HPAs"
-[[ $(count poddisruptionbudgets -n chart-values-production) -eq 5 ]] || fail "deploy/values/production.yaml: expected 5 PDBs"
-[[ $(count networkpolicies -n chart-values-production) -eq 5 ]] || fail "deploy/values/production.yaml: expected 5 NetworkPolicies"
+[[ $(count horizontalpodautoscalers -n chart-values-production) -eq 6 ]] || fail "deploy/values/production.yaml: expected 6 HPAs"
+[[ $(count poddisruptionbudgets -n chart-values-production) -eq 6 ]] || fail "deploy/values/production.yaml: expected 6 PDBs"
+[[ $(count networkpolicies -n chart-values-production) -eq 6 ]] || fail "deploy/values/production.yaml: expected 6 NetworkPolicies"
 
 # None of the installs above met the Prometheus Operator's CRDs, and none made
 # a ServiceMonitor. With the CRDs (from the operator's Go module), the
@@ -106,8 +110,8 @@ ns=chart-monitoring
 kubectl create namespace "$ns" >/dev/null
 kubectl create secret generic partner-api-production-infrastructure -n "$ns" --from-literal=DATABASE_URL=postgres://db/partner >/dev/null
 "$HELM" install partner-api "$CHART" -n "$ns" -f "$ROOT/deploy/values/production.yaml" --no-hooks >/dev/null || fail "$ns: helm install"
-[[ $(count servicemonitors -n "$ns") -eq 5 ]] || fail "$ns: expected 5 ServiceMonitors with the operator's CRD"
-say "== with the Prometheus Operator's CRDs: 5 ServiceMonitors; without them: none, and the release installs"
+[[ $(count servicemonitors -n "$ns") -eq 6 ]] || fail "$ns: expected 6 ServiceMonitors with the operator's CRD"
+say "== with the Prometheus Operator's CRDs: 6 ServiceMonitors; without them: none, and the release installs"
 
 # A change to the infrastructure Secret rolls the pods on the next upgrade.
 ns=chart-ci-default
