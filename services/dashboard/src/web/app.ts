@@ -16,6 +16,7 @@ import { originOf } from './request-origin';
 import { auditRoutes } from './routes/audit';
 import { keyRoutes } from './routes/keys';
 import { memberRoutes } from './routes/members';
+import { orderRoutes } from './routes/orders';
 import { signInRoutes, type SignInLimits } from './routes/sign-in';
 import { signedInOf, type SignedInLocals } from './signed-in';
 import { render } from './views';
@@ -108,6 +109,7 @@ export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, 
   app.use(keyRoutes(deps));
   app.use(memberRoutes(deps));
   app.use(auditRoutes(deps));
+  app.use(orderRoutes(deps));
   for (const pages of options.pages ?? []) app.use(pages);
 
   app.use((req, res) => render(req, res, 'message', { title: 'Not found', status: 404, message: 'There is no such page.' }));
