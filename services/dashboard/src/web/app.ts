@@ -14,6 +14,7 @@ import { homeOf } from '../domain/roles';
 import type { DashboardDeps } from './deps';
 import { originOf } from './request-origin';
 import { auditRoutes } from './routes/audit';
+import { doorRoutes } from './routes/door';
 import { keyRoutes } from './routes/keys';
 import { memberRoutes } from './routes/members';
 import { orderRoutes } from './routes/orders';
@@ -110,6 +111,7 @@ export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, 
   app.use(memberRoutes(deps));
   app.use(auditRoutes(deps));
   app.use(orderRoutes(deps));
+  app.use(doorRoutes(deps, logger));
   for (const pages of options.pages ?? []) app.use(pages);
 
   app.use((req, res) => render(req, res, 'message', { title: 'Not found', status: 404, message: 'There is no such page.' }));
