@@ -14,8 +14,10 @@ import { homeOf } from '../domain/roles';
 import type { DashboardDeps } from './deps';
 import { originOf } from './request-origin';
 import { auditRoutes } from './routes/audit';
+import { doorRoutes } from './routes/door';
 import { keyRoutes } from './routes/keys';
 import { memberRoutes } from './routes/members';
+import { orderRoutes } from './routes/orders';
 import { signInRoutes, type SignInLimits } from './routes/sign-in';
 import { webhookRoutes } from './routes/webhooks';
 import { signedInOf, type SignedInLocals } from './signed-in';
@@ -108,6 +110,8 @@ export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, 
   app.use(keyRoutes(deps));
   app.use(memberRoutes(deps));
   app.use(auditRoutes(deps));
+  app.use(orderRoutes(deps));
+  app.use(doorRoutes(deps, logger));
 
   app.use((req, res) => render(req, res, 'message', { title: 'Not found', status: 404, message: 'There is no such page.' }));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

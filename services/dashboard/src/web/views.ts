@@ -31,6 +31,10 @@ const DONE_MESSAGES: Record<string, string> = {
   role_changed: 'Role changed. The member signs in again to use it.',
   member_removed: 'Member removed; their sessions have ended.',
   signed_out: 'You are signed out.',
+  order_refunded: 'Refunded. The money goes back to the customer’s card and the tickets no longer check in.',
+  refund_repeated: 'This refund was already made: the form was sent again, and nothing more was refunded.',
+  ticket_transferred: 'Ticket transferred. It has a new code; the old one no longer checks in.',
+  ticket_voided: 'Ticket voided. It no longer checks in and its place is back on sale.',
   link_sent: 'If that address belongs to a member, a sign-in link is on its way. It works once, for 15 minutes.',
 };
 
