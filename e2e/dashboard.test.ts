@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { api, type ErrorBody } from './support/api';
 import { launchBrowser } from './support/browser';
 import { addMember, CapturingSmtp, DASHBOARD_URL, MEMBER_PASSWORD, restartDashboard } from './support/dashboard';
+import { GOOD_CARD, payCheckout } from './support/hosted-checkout';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug } from './support/operator';
 import { Receiver, waitFor } from '../services/webhooks/test/support';
 
@@ -26,7 +27,7 @@ beforeAll(async () => {
   smtp = await new CapturingSmtp().start();
   restartDashboard({ DASHBOARD_MAILER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, NOTICE_INTERVAL_MS: '500' });
   browser = await launchBrowser();
-  org = await newOrganisation(['events:read', 'orders:write', 'webhooks:manage']);
+  org = await newOrganisation(['events:read', 'orders:read', 'orders:write', 'webhooks:manage']);
   owner = await addMember(org.id, 'owner');
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
 }, 60_000);
@@ -58,7 +59,7 @@ test('an owner signs in, creates a key, rolls it with a grace period and again w
   await page.getByLabel('Name').fill('Box office');
   await page.getByRole('button', { name: 'Create live key' }).click();
   const first = (await page.getByTestId('secret').textContent())!.trim();
-  expect(first).toMatch(/^sk_live_/);
+  expect(first).toMatch(/^svc_live_/);
   expect(await status(first)).toEqual({ status: 200, code: undefined });
   await page.screenshot({ path: path.join(SCREENSHOTS, 'keys.png'), fullPage: true });
 
@@ -98,19 +99,12 @@ test('a failing endpoint is disabled and its owners and admins are emailed; the 
     const endpointId = endpoint.body.id;
 
     // 50 comps: 50 ticket.issued, 50 failed deliveries in a row.
-    const inventory = inventoryClient();
-    const ctx = operatorContext(org.id);
-    const slug = uniqueSlug('dash');
-    await inventory.upsertEvent({ fields: { slug, title: 'Dashboard Night', startsAt: new Date(Date.now() + 7 * 86_400_000).toISOString(), timezone: 'UTC' } }, ctx);
-    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Floor', capacity: 100n } }, ctx);
-    const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '40.00', bookingFee: '0.00', maxPerOrder: 10, poolIds: [pool.id] } }, ctx);
-    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
-    inventory.close();
+    const { slug, typeId } = await publishedEvent('Dashboard Night');
     const comp = (n: number, prefix: string) =>
       api<{ tickets: Array<{ id: number }> }>('/comp_tickets', {
         method: 'POST',
         key: org.key,
-        body: { event_id: slug, ticket_type_id: Number(type.id), attendees: Array.from({ length: n }, (_, i) => ({ email: `${prefix}${i}@example.com`, name: `Guest ${i}` })) },
+        body: { event_id: slug, ticket_type_id: typeId, attendees: Array.from({ length: n }, (_, i) => ({ email: `${prefix}${i}@example.com`, name: `Guest ${i}` })) },
       });
     const failedBatch = await comp(50, 'failing');
     expect(failedBatch.status).toBe(201);
@@ -138,7 +132,7 @@ test('a failing endpoint is disabled and its owners and admins are emailed; the 
     await page.getByRole('link', { name: `${receiver.url}/hooks` }).click();
     await expect(page.getByTestId('status').textContent()).resolves.toBe('disabled');
     await expect(page.getByTestId('failures').textContent()).resolves.toContain('50 / 50');
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'webhook-disabled.png'), fullPage: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'webhook-disabled.png') });
     expect(receiver.requests.length).toBe(sentBefore);
 
     receiver.answer = () => 200;
@@ -158,7 +152,7 @@ test('a failing endpoint is disabled and its owners and admins are emailed; the 
     await page.getByLabel('Send them again').check();
     await page.getByRole('button', { name: 'Recover' }).click();
     await expect(page.getByTestId('flash').textContent()).resolves.toMatch(/^\d+ failed or missed deliveries/);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'webhook-recovered.png'), fullPage: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'webhook-recovered.png') });
 
     const ticketIds = [...failedBatch.body.tickets, ...missedBatch.body.tickets].map((ticket) => ticket.id).sort((a, b) => a - b);
     const delivered = () =>
@@ -177,6 +171,71 @@ test('a failing endpoint is disabled and its owners and admins are emailed; the 
     await receiver.stop();
   }
 }, 180_000);
+
+test('an order paid at the hosted checkout is found under Orders, and door staff check its ticket in once', async () => {
+  const { slug, typeId } = await publishedEvent('Door Night');
+  const session = await api<{ id: string; checkout_url: string }>('/checkout_sessions', { method: 'POST', key: org.key, body: { event_id: slug, items: [{ ticket_type_id: typeId, quantity: 2 }] } });
+  expect(session.status).toBe(201);
+  expect((await payCheckout(session.body.checkout_url, { email: 'ann@example.com', first_name: 'Ann', last_name: 'Lee', ...GOOD_CARD })).status).toBe(303);
+  const completed = await api<{ order_id: string }>(`/checkout_sessions/${session.body.id}`, { key: org.key });
+  const order = (await api<{ id: string; tickets: Array<{ barcode: string }> }>(`/orders/${completed.body.order_id}`, { key: org.key })).body;
+  expect(order.tickets).toHaveLength(2);
+
+  const page = await signedIn(owner.email);
+  await page.goto('/orders');
+  await page.getByRole('link', { name: /order of Ann Lee/ }).click();
+  await expectHeading(page, order.id);
+  await expect(page.locator('body').textContent()).resolves.toContain('Ann Lee');
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'order.png') });
+  await page.goto('/members');
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'members.png') });
+  await page.goto('/audit');
+  await expect(page.locator('table').textContent()).resolves.toContain('sign_in');
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'audit.png') });
+  await page.context().close();
+
+  const door = await addMember(org.id, 'door_staff');
+  const staff = await (await browser.newContext({ baseURL: DASHBOARD_URL })).newPage();
+  await staff.goto('/sign-in');
+  await staff.getByLabel('Email', { exact: true }).fill(door.email);
+  await staff.getByLabel('Password').fill(MEMBER_PASSWORD);
+  await staff.getByRole('button', { name: 'Sign in' }).click();
+  await staff.waitForURL('**/door');
+  const doorEvent = await staff.locator('#event option', { hasText: 'Door Night' }).getAttribute('value');
+  await staff.getByLabel('Event at this door').selectOption(doorEvent!);
+  await staff.getByRole('button', { name: 'Open the door for this event' }).click();
+  await staff.getByLabel('Ticket code').fill(order.tickets[0]!.barcode);
+  await staff.keyboard.press('Enter');
+  // Each scan loads the page anew: wait for this scan's result, not the last one's.
+  await staff.waitForSelector('[data-testid="door-result"][data-outcome="checked_in"]');
+  // The field is empty and focused for the next scan.
+  await expect(staff.getByLabel('Ticket code').inputValue()).resolves.toBe('');
+  await expect(staff.evaluate(() => document.activeElement?.id)).resolves.toBe('code');
+  await staff.screenshot({ path: path.join(SCREENSHOTS, 'door.png') });
+  await staff.getByLabel('Ticket code').fill(order.tickets[0]!.barcode);
+  await staff.keyboard.press('Enter');
+  await staff.waitForSelector('[data-testid="door-result"][data-outcome="already_checked_in"]');
+  await expect(staff.getByTestId('door-result').textContent()).resolves.toContain('Ann Lee');
+  // Door staff see nothing else.
+  expect((await staff.goto('/orders'))!.status()).toBe(403);
+  await staff.context().close();
+}, 60_000);
+
+/** A published event of the suite's organisation with one GA type on a pool of 100. */
+async function publishedEvent(title: string): Promise<{ slug: string; typeId: number }> {
+  const inventory = inventoryClient();
+  try {
+    const ctx = operatorContext(org.id);
+    const slug = uniqueSlug('dash');
+    await inventory.upsertEvent({ fields: { slug, title, startsAt: new Date(Date.now() + 7 * 86_400_000).toISOString(), timezone: 'UTC' } }, ctx);
+    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Floor', capacity: 100n } }, ctx);
+    const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '40.00', bookingFee: '0.00', maxPerOrder: 10, poolIds: [pool.id] } }, ctx);
+    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+    return { slug, typeId: Number(type.id) };
+  } finally {
+    inventory.close();
+  }
+}
 
 async function expectHeading(page: Page, name: string): Promise<void> {
   await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain(name);

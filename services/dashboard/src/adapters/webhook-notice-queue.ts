@@ -1,10 +1,10 @@
 /** Disable notices from the webhooks service: claimed and completed over gRPC (platform calls, not of one organisation). */
 import { randomUUID } from 'node:crypto';
-import type { RequestContext } from '@partner-api/shared';
+import { allOrganisationsContext } from '@partner-api/shared';
 import type { DisableNotice, DisableNoticeQueue } from '../domain/disable-notices';
 import type { WebhooksClient } from '../web/deps';
 
-const platform = (): RequestContext => ({ organisationId: 0, mode: 'live', keyId: 0, requestId: `dash_notice_${randomUUID()}` });
+const platform = () => allOrganisationsContext(`dash_notice_${randomUUID()}`);
 
 export class WebhookNoticeQueue implements DisableNoticeQueue {
   constructor(private readonly webhooks: WebhooksClient) {}

@@ -62,5 +62,15 @@ export function contextFromMessage(message: CallContext | undefined): RequestCon
   return checkedContext(Number(message?.organisationId ?? 0), message?.mode ?? '', Number(message?.keyId ?? 0), message?.requestId ?? '');
 }
 
+/**
+ * The organisation id of calls made for no one organisation: platform work
+ * across all of them (claiming every organisation's disable notices). No
+ * organisation has it (ids come from a sequence starting at 1), so a
+ * handler that scoped such a call by organisation would find nothing.
+ */
+export const ALL_ORGANISATIONS = Number.MAX_SAFE_INTEGER;
+
+export const allOrganisationsContext = (requestId: string): RequestContext => ({ organisationId: ALL_ORGANISATIONS, mode: 'live', keyId: 0, requestId });
+
 /** Test-mode writes are validated in full but change nothing. */
 export const isDryRun = (ctx: RequestContext): boolean => ctx.mode === 'test';
