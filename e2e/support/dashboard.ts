@@ -8,9 +8,8 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { KeyAdmin, KeyRepository } from '@partner-api/gateway';
-import { Audit, AuditRepository, CachedOrganisationNames, MemberRepository, Members, SessionRepository } from '@partner-api/dashboard';
-import { createLogger, createPool, randomBase62, LogMailer } from '@partner-api/shared';
+import { operatorMembers } from '@partner-api/dashboard';
+import { createLogger, createPool, randomBase62 } from '@partner-api/shared';
 import { env } from './api';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -22,7 +21,7 @@ export async function addMember(organisationId: number, role: 'owner' | 'admin' 
   const pool = createPool({ url: env('DATABASE_URL'), schema: 'dashboard', max: 2 });
   const gateway = createPool({ url: env('DATABASE_URL'), schema: 'gateway', max: 1 });
   try {
-    const members = new Members(pool, new MemberRepository(pool), new SessionRepository(pool), new Audit(new AuditRepository(pool)), new CachedOrganisationNames(new KeyAdmin(new KeyRepository(gateway))), new LogMailer(createLogger('e2e', 'silent')), { baseUrl: DASHBOARD_URL, domain: 'example.com' });
+    const members = operatorMembers({ dashboard: pool, gateway }, DASHBOARD_URL, createLogger('e2e', 'silent'));
     const email = `${role}-${randomBase62(8).toLowerCase()}@example.com`;
     const { member, link } = await members.addOwner(organisationId, email, `E2E ${role}`);
     await members.acceptInvitation(link.split('/').pop()!, MEMBER_PASSWORD, MEMBER_PASSWORD);

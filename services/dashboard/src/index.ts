@@ -1,6 +1,7 @@
 export { startDashboard, SCHEMA, type RunningDashboard } from './server';
 export { loadDashboardConfig, dashboardEnv, type DashboardConfig } from './config';
 export { Members } from './domain/members';
+export { operatorMembers } from './operator';
 export { MemberRepository } from './storage/member-repository';
 export { SessionRepository } from './storage/session-repository';
 export { AuditRepository } from './storage/audit-repository';

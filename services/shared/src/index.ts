@@ -20,3 +20,4 @@ export * from './redis';
 export * from './metrics';
 export * from './write-batches';
 export * from './name-based-uuid';
+export { pageSecurityHeaders } from './web/page-security';

@@ -1,15 +1,11 @@
 /** Dashboard members: the first owner of an organisation, and who is in it. */
 import type { Command } from 'commander';
-import { KeyAdmin, KeyRepository } from '@partner-api/gateway';
-import { Audit, AuditRepository, CachedOrganisationNames, MemberRepository, Members, SessionRepository } from '@partner-api/dashboard';
-import { LogMailer } from '@partner-api/shared';
+import { MemberRepository, operatorMembers, type Members } from '@partner-api/dashboard';
 import { action, positiveInt, type CliContext } from '../context';
 
-/** The dashboard's members domain over partnerctl's pools. The first owner's invitation is printed, not emailed: whoever runs partnerctl hands it over. */
-export function membersOf(ctx: CliContext, baseUrl: string): Members {
-  const pool = ctx.pool('dashboard');
-  const names = new CachedOrganisationNames(new KeyAdmin(new KeyRepository(ctx.pool('gateway'))));
-  return new Members(pool, new MemberRepository(pool), new SessionRepository(pool), new Audit(new AuditRepository(pool)), names, new LogMailer(ctx.logger), { baseUrl: baseUrl.replace(/\/$/, ''), domain: 'localhost' });
+/** The dashboard's members domain over partnerctl's pools. */
+export function membersOf(ctx: CliContext, dashboardUrl: string): Members {
+  return operatorMembers({ dashboard: ctx.pool('dashboard'), gateway: ctx.pool('gateway') }, dashboardUrl, ctx.logger);
 }
 
 export function registerMembers(program: Command): void {

@@ -7,8 +7,7 @@
 import cookieParser from 'cookie-parser';
 import { doubleCsrf } from 'csrf-csrf';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import helmet from 'helmet';
-import { ApiError, type Logger } from '@partner-api/shared';
+import { ApiError, pageSecurityHeaders, type Logger } from '@partner-api/shared';
 import { DashboardError } from '../domain/dashboard-error';
 import { homeOf } from '../domain/roles';
 import type { DashboardDeps } from './deps';
@@ -36,28 +35,7 @@ export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, 
   app.set('trust proxy', options.trustProxy);
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        directives: {
-          'default-src': ["'none'"],
-          'style-src': ["'unsafe-inline'"],
-          'img-src': ["'self'"],
-          'form-action': ["'self'"],
-          'frame-ancestors': ["'none'"],
-          'base-uri': ["'none'"],
-          // TLS is the ingress's job; local runs are plain http on loopback.
-          'upgrade-insecure-requests': null,
-        },
-      },
-      frameguard: { action: 'deny' },
-      referrerPolicy: { policy: 'no-referrer' },
-    }),
-  );
-  app.use((_req, res, next) => {
-    res.set('Cache-Control', 'no-store');
-    next();
-  });
+  app.use(pageSecurityHeaders());
   app.use(express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 200 }));
   app.use(cookieParser());
 

@@ -5,8 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import helmet from 'helmet';
-import { ApiError, type Logger } from '@partner-api/shared';
+import { ApiError, pageSecurityHeaders, type Logger } from '@partner-api/shared';
 import type { CheckoutPayments, PaymentForm } from '../domain/checkout-payments';
 import type { CheckoutSessions } from '../domain/checkout-sessions';
 import { platformContext, type InventoryClient } from '../domain/fulfilment';
@@ -58,26 +57,7 @@ export function hostedCheckoutApp(
   app.set('trust proxy', options.trustProxy);
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        directives: {
-          'default-src': ["'none'"],
-          'style-src': ["'unsafe-inline'"],
-          'form-action': ["'self'"],
-          'frame-ancestors': ["'none'"],
-          // TLS is the ingress's job; local runs are plain http on loopback.
-          'upgrade-insecure-requests': null,
-        },
-      },
-      frameguard: { action: 'deny' },
-      referrerPolicy: { policy: 'no-referrer' },
-    }),
-  );
-  app.use((_req, res, next) => {
-    res.set('Cache-Control', 'no-store');
-    next();
-  });
+  app.use(pageSecurityHeaders());
   // A channel page sends one quantity per ticket type.
   app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 }));
   app.use(channelCheckoutRouter({ ...channels, inventory }));
