@@ -5,6 +5,7 @@
  */
 import { inTransaction, type Mailer, type Pool, type PoolClient } from '@partner-api/shared';
 import type { Member, MemberRepository } from '../storage/member-repository';
+import type { OrganisationNames } from '../storage/organisation-names';
 import type { SessionRepository } from '../storage/session-repository';
 import type { Actor, Audit } from './audit';
 import { DashboardError, forbidden, notFound } from './dashboard-error';
@@ -15,10 +16,6 @@ import { canManageRole, isRole, type Role } from './roles';
 import { hashToken, newToken } from './tokens';
 
 export const INVITATION_HOURS = 72;
-
-export interface OrganisationNames {
-  nameOf(organisationId: number): Promise<string | undefined>;
-}
 
 export class Members {
   constructor(

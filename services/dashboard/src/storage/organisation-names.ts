@@ -1,6 +1,10 @@
 /** Organisation names for page headers and emails, read through the gateway's KeyAdmin and kept for a minute. */
 import type { KeyAdmin } from '@partner-api/gateway';
-import type { OrganisationNames } from '../domain/members';
+
+/** Where an organisation's display name comes from (page headers, invitation emails). */
+export interface OrganisationNames {
+  nameOf(organisationId: number): Promise<string | undefined>;
+}
 
 const KEEP_MS = 60_000;
 
