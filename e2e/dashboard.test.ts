@@ -166,6 +166,13 @@ test('a failing endpoint is disabled and its owners and admins are emailed; the 
 
     const healthy = await api<{ status: string; consecutive_failures: number }>(`/webhook_endpoints/${endpointId}`, { key: org.key });
     expect(healthy.body).toMatchObject({ status: 'enabled', consecutive_failures: 0 });
+
+    // Another organisation's owner finds no such endpoint, nor its deliveries.
+    const stranger = await addMember((await newOrganisation()).id, 'owner');
+    const strangerPage = await signedIn(stranger.email);
+    expect((await strangerPage.goto(`/webhooks/${endpointId}`))!.status()).toBe(404);
+    await expect(strangerPage.locator('body').textContent()).resolves.not.toContain(receiver.url);
+    await strangerPage.context().close();
     await page.context().close();
   } finally {
     await receiver.stop();

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { booleanFromEnv, commonEnv, databaseEnv, loadConfig, localGrpcAddress, mailSettings, portEnv, redisEnv } from '@partner-api/shared';
 
+const DEVELOPMENT_SECRET = 'local-development-dashboard-secret-0123';
+
 export const dashboardEnv = commonEnv
   .extend(databaseEnv.shape)
   .extend(redisEnv.shape)
@@ -17,8 +19,8 @@ export const dashboardEnv = commonEnv
      * turn it off only behind a plain-http address other than localhost.
      */
     SECURE_COOKIES: booleanFromEnv.default(true),
-    /** Signs the CSRF tokens; the same on every dashboard replica. */
-    DASHBOARD_SECRET: z.string().min(32).default('local-development-dashboard-secret-0123'),
+    /** Signs the CSRF tokens; the same on every dashboard replica (required in production). */
+    DASHBOARD_SECRET: z.string().min(32).default(DEVELOPMENT_SECRET),
     /** A session ends after this long without a request, and in any case after SESSION_MAX_HOURS. */
     SESSION_IDLE_MINUTES: z.coerce.number().int().positive().default(30),
     SESSION_MAX_HOURS: z.coerce.number().int().positive().default(12),
@@ -39,7 +41,9 @@ export const dashboardEnv = commonEnv
     TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),
     WEBHOOKS_GRPC_ADDR: z.string().default(localGrpcAddress('webhooks')),
   })
-  .refine((env) => env.DASHBOARD_MAILER !== 'smtp' || Boolean(env.SMTP_URL), { message: 'SMTP_URL is required when DASHBOARD_MAILER is smtp', path: ['SMTP_URL'] });
+  .refine((env) => env.DASHBOARD_MAILER !== 'smtp' || Boolean(env.SMTP_URL), { message: 'SMTP_URL is required when DASHBOARD_MAILER is smtp', path: ['SMTP_URL'] })
+  // A secret everyone can read in this file would let anyone forge CSRF tokens.
+  .refine((env) => env.NODE_ENV !== 'production' || env.DASHBOARD_SECRET !== DEVELOPMENT_SECRET, { message: 'DASHBOARD_SECRET must be set in production', path: ['DASHBOARD_SECRET'] });
 
 export type DashboardConfig = z.infer<typeof dashboardEnv>;
 
