@@ -4,10 +4,10 @@
  * partnerctl, so every gateway sees a change on the key's next request.
  */
 import { Router, type Request, type Response } from 'express';
-import { ApiError } from '@partner-api/shared';
 import { SCOPES } from '@partner-api/gateway';
 import { DashboardError, notFound } from '../../domain/dashboard-error';
 import type { DashboardDeps } from '../deps';
+import { asRefusal } from '../refusals';
 import { requireMember, type SignedInLocals } from '../signed-in';
 import { render, renderRefusal, type PageOptions } from '../views';
 
@@ -24,9 +24,6 @@ type Form = Record<string, string | string[] | undefined>;
 
 const text = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? '') : (value ?? '')).trim();
 const list = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
-
-/** An ApiError from the key domain is a refusal of what was typed, shown on the form. */
-const asRefusal = (error: unknown): unknown => (error instanceof ApiError ? new DashboardError(400, error.message, error.param ?? undefined) : error);
 
 function rateLimitFrom(value: string): number | null {
   if (value === '') return null;

@@ -12,6 +12,7 @@ import { ApiError, formatCents, parseCents, type gen, type RequestContext } from
 import { DashboardError, notFound } from '../../domain/dashboard-error';
 import { can } from '../../domain/roles';
 import type { DashboardDeps } from '../deps';
+import { asRefusal } from '../refusals';
 import { requireMember, serviceContext, type SignedInLocals } from '../signed-in';
 import { render, renderRefusal, type PageOptions } from '../views';
 
@@ -45,15 +46,8 @@ const FIELDS: Record<string, string> = {
   'attendee.last_name': 'last_name',
 };
 
-/** A 4xx of a service is a refusal to show on the page (missing: this organisation has no such thing); anything else is a failure. */
-export function asRefusal(error: unknown): unknown {
-  if (!(error instanceof ApiError) || error.httpStatus >= 500) return error;
-  if (error.code === 'resource_missing') return new DashboardError(404, 'There is no such order or ticket in your organisation.');
-  return new DashboardError(error.httpStatus, error.message, error.param ? FIELDS[error.param] : undefined);
-}
-
 const refused = (error: unknown): never => {
-  throw asRefusal(error);
+  throw asRefusal(error, FIELDS);
 };
 
 export const customerName = (customer: { firstName?: string; lastName?: string } | undefined): string => [customer?.firstName, customer?.lastName].filter(Boolean).join(' ');
@@ -108,7 +102,7 @@ export function orderRoutes(deps: DashboardDeps): Router {
     try {
       page = await deps.orders.listOrders({ status, eventId: event ? BigInt(event) : undefined, page: { limit: PAGE_SIZE, after } }, ctx);
     } catch (error) {
-      const refusal = asRefusal(error);
+      const refusal = asRefusal(error, FIELDS);
       if (!(refusal instanceof DashboardError)) throw refusal;
       listError = after ? 'That page link no longer works. Start again from the first page.' : refusal.message;
     }

@@ -5,9 +5,9 @@
  * missed since a time, rotate the signing secret, re-enable.
  */
 import { Router, type Request, type Response } from 'express';
-import { ApiError } from '@partner-api/shared';
 import { DashboardError, notFound } from '../../domain/dashboard-error';
 import type { DashboardDeps } from '../deps';
+import { asRefusal } from '../refusals';
 import { requireMember, serviceContext, type SignedInLocals } from '../signed-in';
 import { render, type PageOptions } from '../views';
 
@@ -20,10 +20,6 @@ const endpointId = (value: unknown): bigint => {
   if (!/^\d{1,18}$/.test(String(value))) throw notFound('webhook endpoint');
   return BigInt(String(value));
 };
-
-/** The service's 4xx refusals (a disabled endpoint, a time too far back) are shown on the page. */
-const asRefusal = (error: unknown): unknown =>
-  error instanceof ApiError && error.httpStatus < 500 && error.code !== 'resource_missing' ? new DashboardError(error.httpStatus, error.message, error.param ?? undefined) : error;
 
 /** `datetime-local` input (UTC, as the page says) to the ISO time the services take. */
 function sinceFrom(value: string | undefined): string {
