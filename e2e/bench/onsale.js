@@ -23,7 +23,7 @@ const { Redis } = require('ioredis');
 const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
 const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
 const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/storage/hold-book');
-const { cpuByProcess, loadEnv, httpLoad, loopLoad, table, record } = require('./lib');
+const { cpuByProcess, freePort, loadEnv, httpLoad, loopLoad, table, record, startService } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
@@ -140,6 +140,8 @@ async function fullStack() {
   const sessions = await createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: CONCURRENCY, seconds: SECONDS });
   const spent = cpu.spent();
   rows.push({ name: 'POST /checkout_sessions (1 ticket): gateway → orders → inventory hold (PG row + Lua) → session row', ...sessions });
+  const replicas = await twoGateways({ headers, body });
+  rows.push({ name: `The same through two gateway processes (two replicas), ${CONCURRENCY / 2} buyers on each`, ...replicas.sessions });
   const other = Object.entries(sessions.statuses).filter(([code]) => code !== '201').map(([code, count]) => `${count} × ${code}`);
   if (sessions.errors) other.push(`${sessions.errors} connection errors`);
   if (sessions.timeouts) other.push(`${sessions.timeouts} timeouts`);
@@ -156,8 +158,36 @@ async function fullStack() {
     '| Process | Cores busy | CPU ms per checkout |',
     '|---|---:|---:|',
     ...Object.entries(spent).map(([name, seconds]) => `| ${name} | ${(seconds / SECONDS).toFixed(2)} | ${((seconds * 1000) / Math.max(1, sessions.total - sessions.bad)).toFixed(2)} |`),
+    '',
+    `Two gateway processes (as two gateway pods behind one Service): ${fmtInt(replicas.sessions.rps)}/s, ${ratio(replicas.sessions.rps, sessions.rps)} of one gateway's rate, ` +
+      `p99 ${replicas.sessions.p99} ms (the higher of the two halves). CPU during that row:`,
+    '',
+    '| Process | Cores busy | CPU ms per checkout |',
+    '|---|---:|---:|',
+    ...Object.entries(replicas.spent).map(([name, seconds]) => `| ${name} | ${(seconds / SECONDS).toFixed(2)} | ${((seconds * 1000) / Math.max(1, replicas.sessions.total - replicas.sessions.bad)).toFixed(2)} |`),
   ].join('\n');
-  return { markdown, failed: sessions.bad };
+  return { markdown, failed: sessions.bad + replicas.sessions.bad };
+}
+
+/**
+ * The checkout row again with a second gateway process beside the stack's,
+ * each taking half the buyers: the shape of a deployment, where the chart
+ * runs several gateway pods. p99 is the higher of the two halves' p99s.
+ */
+async function twoGateways({ headers, body }) {
+  const port = await freePort();
+  const second = await startService('gateway', 'second', { HTTP_PORT: String(port) }, { telemetry: true });
+  try {
+    const bases = [process.env.BASE_URL, `http://127.0.0.1:${port}`];
+    await createSessions({ url: `${bases[1]}/checkout_sessions`, headers, body, connections: 8, seconds: 2 });
+    const cpu = cpuByProcess({ 'second gateway': [second.pid] });
+    const halves = await Promise.all(bases.map((base) => createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: CONCURRENCY / 2, seconds: SECONDS })));
+    const spent = cpu.spent();
+    const sum = (field) => halves.reduce((total, half) => total + half[field], 0);
+    return { sessions: { rps: sum('rps'), p50: Math.max(...halves.map((half) => half.p50)), p99: Math.max(...halves.map((half) => half.p99)), total: sum('total'), bad: sum('bad') }, spent };
+  } finally {
+    await second.stop();
+  }
 }
 
 // ---------------------------------------------------------------------------
