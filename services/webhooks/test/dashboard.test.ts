@@ -6,43 +6,25 @@
  * the disable, claimed with a lease, claimed again when a claimer does not
  * complete).
  */
-import { eventBody, type EventProducer, liveContext, type Receiver, refusal, type ScratchDatabase, type ServiceUnderTest, startSuite, stopSuite, testContext, waitFor } from './support';
+import { eventBody, liveContext, refusal, deliverySuite, testContext, waitFor } from './support';
 
 const organisationId = 850_000 + Math.floor(Math.random() * 9_999);
 const live = liveContext(organisationId);
-let database: ScratchDatabase;
-let service: ServiceUnderTest;
-let producer: EventProducer;
-let receiver: Receiver;
+const suite = deliverySuite({ WEBHOOK_TIMEOUT_MS: '1000' }, ['endpoints', 'disable_notices']);
 
-beforeAll(async () => {
-  ({ database, service, producer, receiver } = await startSuite({ WEBHOOK_TIMEOUT_MS: '1000' }));
-}, 60_000);
-
-afterAll(() => stopSuite({ database, service, producer, receiver }), 30_000);
-
-beforeEach(() => {
-  receiver.answer = () => 200;
-});
-
-afterEach(async () => {
-  await database.pool.query('DELETE FROM endpoints');
-  await database.pool.query('DELETE FROM disable_notices');
-});
-
-const createEndpoint = (path: string, eventTypes: string[], ctx = live) => service.client.createEndpoint({ url: `${receiver.url}${path}`, eventTypes, mode: '' }, ctx);
+const createEndpoint = (path: string, eventTypes: string[], ctx = live) => suite.service.client.createEndpoint({ url: `${suite.receiver.url}${path}`, eventTypes, mode: '' }, ctx);
 
 const attempts = async (request: { endpointId?: bigint; eventId?: string; status?: string }, ctx = live) =>
-  (await service.client.listDeliveryAttempts({ ...request, page: { limit: 100, after: '' } }, ctx)).data;
+  (await suite.service.client.listDeliveryAttempts({ ...request, page: { limit: 100, after: '' } }, ctx)).data;
 
 /** The endpoint's failed attempts recorded so far. */
 const failedCount = async (endpointId: bigint) =>
-  (await database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 AND status = 'failed'", [endpointId.toString()])).rows[0]!.n;
+  (await suite.database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 AND status = 'failed'", [endpointId.toString()])).rows[0]!.n;
 
 /** Finished attempts of an endpoint written straight into the log: `durations` ms each, sent `hoursAgo`. */
 async function recordAttempts(endpointId: bigint, rows: { durationMs: number; succeeded: boolean; hoursAgo: number; manual?: boolean }[]) {
   for (const [index, row] of rows.entries()) {
-    await database.pool.query(
+    await suite.database.pool.query(
       `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, manual, status, due_at, sent_at, duration_ms, response_status)
        VALUES ($1, $2, 'order.completed', 1, $3, $4, now(), now() - $5 * interval '1 hour', $6, $7)`,
       [endpointId.toString(), `evt_recorded${index}`, row.manual ?? false, row.succeeded ? 'succeeded' : 'failed', row.hoursAgo, row.durationMs, row.succeeded ? 200 : 500],
@@ -59,11 +41,11 @@ describe('endpoint health', () => {
       { durationMs: 9_000, succeeded: false, hoursAgo: 25 },
       { durationMs: 9_000, succeeded: false, hoursAgo: 1, manual: true },
     ]);
-    await database.pool.query("INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at) VALUES ($1, 'evt_waiting', 'order.completed', 1, 'scheduled', now() + interval '1 hour')", [endpoint.id.toString()]);
+    await suite.database.pool.query("INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at) VALUES ($1, 'evt_waiting', 'order.completed', 1, 'scheduled', now() + interval '1 hour')", [endpoint.id.toString()]);
     const failingSince = new Date(Math.floor(Date.now() / 1000) * 1000 - 26 * 3_600_000);
-    await database.pool.query('UPDATE endpoints SET consecutive_failures = 7, failing_since = $2, last_failure_at = now() WHERE id = $1', [endpoint.id.toString(), failingSince]);
+    await suite.database.pool.query('UPDATE endpoints SET consecutive_failures = 7, failing_since = $2, last_failure_at = now() WHERE id = $1', [endpoint.id.toString(), failingSince]);
 
-    const health = await service.client.getEndpointHealth({ id: endpoint.id }, live);
+    const health = await suite.service.client.getEndpointHealth({ id: endpoint.id }, live);
     expect(health).toMatchObject({
       endpointId: endpoint.id,
       status: 'failing',
@@ -80,14 +62,14 @@ describe('endpoint health', () => {
 
   it('has no rate and no p95 without attempts, and counts real deliveries by the time they were sent', async () => {
     const endpoint = await createEndpoint('/quiet', ['ticket.issued']);
-    const quiet = (await service.client.getEndpointHealth({ id: endpoint.id }, live)).recent!;
+    const quiet = (await suite.service.client.getEndpointHealth({ id: endpoint.id }, live)).recent!;
     // Unset optional fields are absent from the message: no rate and no p95.
     expect([quiet.attempts, quiet.succeeded, quiet.successRate, quiet.p95DurationMs]).toEqual([0, 0, undefined, undefined]);
 
     const event = eventBody(organisationId, 'ticket.issued');
-    await producer.send(service.topic, [event.body]);
-    await waitFor(async () => (await service.client.getEndpointHealth({ id: endpoint.id }, live)).recent?.succeeded === 1, 15_000, 'the delivery counted');
-    const health = await service.client.getEndpointHealth({ id: endpoint.id }, live);
+    await suite.producer.send(suite.service.topic, [event.body]);
+    await waitFor(async () => (await suite.service.client.getEndpointHealth({ id: endpoint.id }, live)).recent?.succeeded === 1, 15_000, 'the delivery counted');
+    const health = await suite.service.client.getEndpointHealth({ id: endpoint.id }, live);
     expect(health).toMatchObject({ status: 'enabled', lastSuccessAt: expect.any(String), recent: { attempts: 1, successRate: 1, p95DurationMs: expect.any(Number) } });
     expect(health.disablesAt).toBeUndefined();
   });
@@ -95,11 +77,11 @@ describe('endpoint health', () => {
   it('is cleared by re-enabling, except the 24-hour history', async () => {
     const endpoint = await createEndpoint('/revived', ['order.completed']);
     await recordAttempts(endpoint.id, [{ durationMs: 50, succeeded: false, hoursAgo: 1 }]);
-    await database.pool.query(
+    await suite.database.pool.query(
       "UPDATE endpoints SET enabled = false, consecutive_failures = 50, failing_since = now() - interval '1 day', disabled_at = now(), disabled_reason = 'consecutive_failures' WHERE id = $1",
       [endpoint.id.toString()],
     );
-    const disabled = await service.client.getEndpointHealth({ id: endpoint.id }, live);
+    const disabled = await suite.service.client.getEndpointHealth({ id: endpoint.id }, live);
     expect(disabled.disablesAt).toBeUndefined();
     expect(disabled).toMatchObject({
       status: 'disabled',
@@ -108,16 +90,16 @@ describe('endpoint health', () => {
       disabledReason: 'consecutive_failures',
     });
 
-    await service.client.updateEndpoint({ id: endpoint.id, enabled: true, eventTypes: [], setEventTypes: false }, live);
-    const health = await service.client.getEndpointHealth({ id: endpoint.id }, live);
+    await suite.service.client.updateEndpoint({ id: endpoint.id, enabled: true, eventTypes: [], setEventTypes: false }, live);
+    const health = await suite.service.client.getEndpointHealth({ id: endpoint.id }, live);
     expect(health).toMatchObject({ status: 'enabled', enabled: true, consecutiveFailures: 0, recent: { attempts: 1, succeeded: 0, successRate: 0 } });
     expect([health.failingSince, health.disablesAt, health.disabledAt, health.disabledReason]).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   it('is missing for another organisation’s endpoint and for a test key on a live one', async () => {
     const endpoint = await createEndpoint('/mine', ['order.completed']);
-    expect(await refusal(service.client.getEndpointHealth({ id: endpoint.id }, liveContext(organisationId + 1)))).toMatchObject({ code: 'resource_missing' });
-    expect(await refusal(service.client.getEndpointHealth({ id: endpoint.id }, testContext(organisationId)))).toMatchObject({ code: 'resource_missing' });
+    expect(await refusal(suite.service.client.getEndpointHealth({ id: endpoint.id }, liveContext(organisationId + 1)))).toMatchObject({ code: 'resource_missing' });
+    expect(await refusal(suite.service.client.getEndpointHealth({ id: endpoint.id }, testContext(organisationId)))).toMatchObject({ code: 'resource_missing' });
   });
 });
 
@@ -126,12 +108,12 @@ describe('the dashboard’s delivery log', () => {
     const first = await createEndpoint('/log-a', ['order.refunded']);
     const second = await createEndpoint('/log-b', ['order.refunded']);
     const event = eventBody(organisationId, 'order.refunded');
-    await producer.send(service.topic, [event.body]);
+    await suite.producer.send(suite.service.topic, [event.body]);
     await waitFor(async () => (await attempts({ eventId: event.id, status: 'succeeded' })).length === 2, 15_000, 'both delivered');
-    await service.client.sendTestEvent({ id: first.id }, live);
+    await suite.service.client.sendTestEvent({ id: first.id }, live);
 
     const byEvent = await attempts({ eventId: event.id });
-    expect(byEvent.map((row) => row.delivery?.endpointUrl).sort()).toEqual([`${receiver.url}/log-a`, `${receiver.url}/log-b`]);
+    expect(byEvent.map((row) => row.delivery?.endpointUrl).sort()).toEqual([`${suite.receiver.url}/log-a`, `${suite.receiver.url}/log-b`]);
     for (const row of byEvent) expect(row).toMatchObject({ origin: 'event', retry: false, sentAt: expect.any(String), dueAt: expect.any(String), delivery: { attempt: 1, status: 'succeeded', responseStatus: 200 } });
 
     const byEndpoint = await attempts({ endpointId: first.id });
@@ -142,17 +124,17 @@ describe('the dashboard’s delivery log', () => {
     expect(byEndpoint[0]!.sentAt).toEqual(expect.any(String));
     expect(await attempts({ endpointId: second.id, eventId: event.id })).toHaveLength(1);
     // The API's log is as it was: the same rows, without the dashboard's fields.
-    const api = await service.client.listDeliveries({ id: first.id, page: { limit: 100, after: '' } }, live);
+    const api = await suite.service.client.listDeliveries({ id: first.id, page: { limit: 100, after: '' } }, live);
     expect(api.data.map((delivery) => delivery.id)).toEqual(byEndpoint.map((row) => row.delivery?.id));
   });
 
   it('pages newest first, needs an endpoint or an event, and keeps to the caller’s organisation and mode', async () => {
     const endpoint = await createEndpoint('/log-paged', ['ticket.checked_in']);
     const events = [eventBody(organisationId, 'ticket.checked_in'), eventBody(organisationId, 'ticket.checked_in'), eventBody(organisationId, 'ticket.checked_in')];
-    await producer.send(service.topic, events.map((e) => e.body));
+    await suite.producer.send(suite.service.topic, events.map((e) => e.body));
     await waitFor(async () => (await attempts({ endpointId: endpoint.id, status: 'succeeded' })).length === 3, 15_000, 'three deliveries');
-    const first = await service.client.listDeliveryAttempts({ endpointId: endpoint.id, page: { limit: 2, after: '' } }, live);
-    const second = await service.client.listDeliveryAttempts({ endpointId: endpoint.id, page: { limit: 2, after: first.pageInfo!.nextAfter } }, live);
+    const first = await suite.service.client.listDeliveryAttempts({ endpointId: endpoint.id, page: { limit: 2, after: '' } }, live);
+    const second = await suite.service.client.listDeliveryAttempts({ endpointId: endpoint.id, page: { limit: 2, after: first.pageInfo!.nextAfter } }, live);
     const ids = [...first.data, ...second.data].map((row) => row.delivery!.id);
     expect([first.pageInfo?.hasMore, second.pageInfo?.hasMore]).toEqual([true, false]);
     expect([...ids].sort((a, b) => (a > b ? -1 : 1))).toEqual(ids);
@@ -170,25 +152,25 @@ describe('the dashboard’s delivery log', () => {
 describe('resend', () => {
   it('sends the event again now, continuing the attempt count, and retries a failed resend by the schedule', async () => {
     const endpoint = await createEndpoint('/resend', ['event.cancelled']);
-    receiver.answer = (request) => (request.path === '/resend' ? 500 : 200);
+    suite.receiver.answer = (request) => (request.path === '/resend' ? 500 : 200);
     const event = eventBody(organisationId, 'event.cancelled');
-    await producer.send(service.topic, [event.body]);
+    await suite.producer.send(suite.service.topic, [event.body]);
     await waitFor(async () => (await failedCount(endpoint.id)) === 4, 15_000, 'four failed attempts');
     const [last] = await attempts({ endpointId: endpoint.id, eventId: event.id });
 
-    receiver.answer = () => 200;
-    const resent = await service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: last!.delivery!.id }, live);
+    suite.receiver.answer = () => 200;
+    const resent = await suite.service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: last!.delivery!.id }, live);
     expect(resent).toMatchObject({ origin: 'resend', retry: false, delivery: { attempt: 5, eventId: event.id, status: 'pending', endpointId: endpoint.id } });
-    await waitFor(() => receiver.forEvent(event.id).length === 5, 15_000, 'the resend');
-    expect(receiver.forEvent(event.id).at(-1)!.headers['service-delivery-attempt']).toBe('5');
+    await waitFor(() => suite.receiver.forEvent(event.id).length === 5, 15_000, 'the resend');
+    expect(suite.receiver.forEvent(event.id).at(-1)!.headers['service-delivery-attempt']).toBe('5');
 
     // A delivered event can be resent too; a resend that fails gets the schedule's retries, each marked as the resend's.
     await waitFor(async () => (await attempts({ endpointId: endpoint.id, status: 'succeeded' })).length === 1, 5_000, 'the resend recorded');
-    receiver.answer = (request) => (request.path === '/resend' ? 503 : 200);
+    suite.receiver.answer = (request) => (request.path === '/resend' ? 503 : 200);
     const [succeeded] = await attempts({ endpointId: endpoint.id, status: 'succeeded' });
-    expect((await service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: succeeded!.delivery!.id }, live)).delivery?.attempt).toBe(6);
+    expect((await suite.service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: succeeded!.delivery!.id }, live)).delivery?.attempt).toBe(6);
     await waitFor(async () => (await failedCount(endpoint.id)) === 8, 15_000, 'the resend and its three retries');
-    expect(receiver.forEvent(event.id).map((request) => request.headers['service-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    expect(suite.receiver.forEvent(event.id).map((request) => request.headers['service-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
     const round = (await attempts({ endpointId: endpoint.id, eventId: event.id })).slice(0, 4);
     expect(round.map((row) => [row.delivery?.attempt, row.origin, row.retry])).toEqual([
       [9, 'resend', true],
@@ -200,46 +182,46 @@ describe('resend', () => {
 
   it('brings forward an attempt already on its way instead of adding one, so quick clicks send once', async () => {
     const endpoint = await createEndpoint('/waiting', ['ticket.issued']);
-    receiver.answer = (request) => (request.path === '/waiting' ? 500 : 200);
+    suite.receiver.answer = (request) => (request.path === '/waiting' ? 500 : 200);
     const event = eventBody(organisationId, 'ticket.issued');
-    await producer.send(service.topic, [event.body]);
+    await suite.producer.send(suite.service.topic, [event.body]);
     await waitFor(async () => (await failedCount(endpoint.id)) === 4, 15_000, 'four failed attempts');
     // A retry due in an hour, as the real schedule leaves one.
-    const { rows } = await database.pool.query<{ id: string }>(
+    const { rows } = await suite.database.pool.query<{ id: string }>(
       "INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at) VALUES ($1, $2, 'ticket.issued', 5, 'scheduled', now() + interval '1 hour') RETURNING id",
       [endpoint.id.toString(), event.id],
     );
-    receiver.answer = () => 200;
+    suite.receiver.answer = () => 200;
     const [one, two] = await Promise.all([
-      service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: BigInt(rows[0]!.id) }, live),
-      service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: BigInt(rows[0]!.id) }, live),
+      suite.service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: BigInt(rows[0]!.id) }, live),
+      suite.service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: BigInt(rows[0]!.id) }, live),
     ]);
     expect([one.delivery?.id, two.delivery?.id]).toEqual([BigInt(rows[0]!.id), BigInt(rows[0]!.id)]);
-    await waitFor(() => receiver.forEvent(event.id).length === 5, 15_000, 'the retry sent now');
+    await waitFor(() => suite.receiver.forEvent(event.id).length === 5, 15_000, 'the retry sent now');
     await new Promise((resolve) => setTimeout(resolve, 400)); // nothing else may follow
-    expect(receiver.forEvent(event.id)).toHaveLength(5);
-    expect(receiver.forEvent(event.id).at(-1)!.headers['service-delivery-attempt']).toBe('5');
+    expect(suite.receiver.forEvent(event.id)).toHaveLength(5);
+    expect(suite.receiver.forEvent(event.id).at(-1)!.headers['service-delivery-attempt']).toBe('5');
   }, 30_000);
 
   it('refuses a disabled endpoint, a test send, and another endpoint’s or organisation’s delivery', async () => {
     const endpoint = await createEndpoint('/refused', ['order.completed']);
     const other = await createEndpoint('/other', ['order.completed']);
     const event = eventBody(organisationId, 'order.completed');
-    await producer.send(service.topic, [event.body]);
+    await suite.producer.send(suite.service.topic, [event.body]);
     await waitFor(async () => (await attempts({ eventId: event.id, status: 'succeeded' })).length === 2, 15_000, 'both delivered');
     const [delivery] = await attempts({ endpointId: endpoint.id });
-    const test = await service.client.sendTestEvent({ id: endpoint.id }, live);
+    const test = await suite.service.client.sendTestEvent({ id: endpoint.id }, live);
 
-    expect(await refusal(service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: test.id }, live))).toMatchObject({ code: 'parameter_invalid', param: 'delivery_id' });
-    expect(await refusal(service.client.resendDelivery({ endpointId: other.id, deliveryId: delivery!.delivery!.id }, live))).toMatchObject({ code: 'resource_missing', param: 'delivery_id' });
-    expect(await refusal(service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: delivery!.delivery!.id }, liveContext(organisationId + 1)))).toMatchObject({ code: 'resource_missing' });
-    expect(await refusal(service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: delivery!.delivery!.id }, testContext(organisationId)))).toMatchObject({ code: 'resource_missing' });
+    expect(await refusal(suite.service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: test.id }, live))).toMatchObject({ code: 'parameter_invalid', param: 'delivery_id' });
+    expect(await refusal(suite.service.client.resendDelivery({ endpointId: other.id, deliveryId: delivery!.delivery!.id }, live))).toMatchObject({ code: 'resource_missing', param: 'delivery_id' });
+    expect(await refusal(suite.service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: delivery!.delivery!.id }, liveContext(organisationId + 1)))).toMatchObject({ code: 'resource_missing' });
+    expect(await refusal(suite.service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: delivery!.delivery!.id }, testContext(organisationId)))).toMatchObject({ code: 'resource_missing' });
 
-    await service.client.updateEndpoint({ id: endpoint.id, enabled: false, eventTypes: [], setEventTypes: false }, live);
-    const disabled = await refusal(service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: delivery!.delivery!.id }, live));
+    await suite.service.client.updateEndpoint({ id: endpoint.id, enabled: false, eventTypes: [], setEventTypes: false }, live);
+    const disabled = await refusal(suite.service.client.resendDelivery({ endpointId: endpoint.id, deliveryId: delivery!.delivery!.id }, live));
     expect(disabled).toMatchObject({ code: 'endpoint_disabled', param: 'endpoint_id', message: expect.stringContaining('re-enable') });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.forEvent(event.id)).toHaveLength(2);
+    expect(suite.receiver.forEvent(event.id)).toHaveLength(2);
   });
 });
 
@@ -247,62 +229,62 @@ describe('recover', () => {
   it('queues every subscribed event since the time that failed or was never sent while paused, as a replay', async () => {
     const endpoint = await createEndpoint('/recover', ['order.completed', 'order.refunded']);
     const delivered = eventBody(organisationId, 'order.completed');
-    await producer.send(service.topic, [delivered.body]);
-    await waitFor(() => receiver.forEvent(delivered.id).length === 1, 15_000, 'delivered');
+    await suite.producer.send(suite.service.topic, [delivered.body]);
+    await waitFor(() => suite.receiver.forEvent(delivered.id).length === 1, 15_000, 'delivered');
 
-    receiver.answer = (request) => (request.path === '/recover' ? 500 : 200);
+    suite.receiver.answer = (request) => (request.path === '/recover' ? 500 : 200);
     const failed = eventBody(organisationId, 'order.refunded');
-    await producer.send(service.topic, [failed.body]);
+    await suite.producer.send(suite.service.topic, [failed.body]);
     await waitFor(async () => (await failedCount(endpoint.id)) === 4, 15_000, 'four failed attempts');
 
-    await service.client.updateEndpoint({ id: endpoint.id, enabled: false, eventTypes: [], setEventTypes: false }, live);
+    await suite.service.client.updateEndpoint({ id: endpoint.id, enabled: false, eventTypes: [], setEventTypes: false }, live);
     const missed = eventBody(organisationId, 'order.completed');
     const unsubscribed = eventBody(organisationId, 'ticket.issued');
-    await producer.send(service.topic, [missed.body, unsubscribed.body]);
-    await waitFor(async () => (await database.pool.query('SELECT 1 FROM events WHERE id = ANY ($1)', [[missed.id, unsubscribed.id]])).rowCount === 2, 15_000, 'stored');
+    await suite.producer.send(suite.service.topic, [missed.body, unsubscribed.body]);
+    await waitFor(async () => (await suite.database.pool.query('SELECT 1 FROM events WHERE id = ANY ($1)', [[missed.id, unsubscribed.id]])).rowCount === 2, 15_000, 'stored');
     const since = new Date(Date.now() - 3_600_000).toISOString();
-    expect(await refusal(service.client.recoverEndpoint({ endpointId: endpoint.id, since }, live))).toMatchObject({ code: 'endpoint_disabled' });
+    expect(await refusal(suite.service.client.recoverEndpoint({ endpointId: endpoint.id, since }, live))).toMatchObject({ code: 'endpoint_disabled' });
 
-    await service.client.updateEndpoint({ id: endpoint.id, enabled: true, eventTypes: [], setEventTypes: false }, live);
-    receiver.answer = () => 200;
-    const recovered = await service.client.recoverEndpoint({ endpointId: endpoint.id, since }, live);
+    await suite.service.client.updateEndpoint({ id: endpoint.id, enabled: true, eventTypes: [], setEventTypes: false }, live);
+    suite.receiver.answer = () => 200;
+    const recovered = await suite.service.client.recoverEndpoint({ endpointId: endpoint.id, since }, live);
     expect(recovered).toMatchObject({ object: 'webhook_replay', endpointId: endpoint.id, queued: 2 });
-    await waitFor(() => receiver.forEvent(failed.id).length === 5 && receiver.forEvent(missed.id).length === 1, 15_000, 'both sent');
-    expect(receiver.forEvent(failed.id).at(-1)!.headers['service-delivery-attempt']).toBe('5');
-    expect(receiver.forEvent(missed.id)[0]!.headers['service-delivery-attempt']).toBe('1');
-    expect(receiver.forEvent(delivered.id)).toHaveLength(1);
-    expect(receiver.forEvent(unsubscribed.id)).toHaveLength(0);
+    await waitFor(() => suite.receiver.forEvent(failed.id).length === 5 && suite.receiver.forEvent(missed.id).length === 1, 15_000, 'both sent');
+    expect(suite.receiver.forEvent(failed.id).at(-1)!.headers['service-delivery-attempt']).toBe('5');
+    expect(suite.receiver.forEvent(missed.id)[0]!.headers['service-delivery-attempt']).toBe('1');
+    expect(suite.receiver.forEvent(delivered.id)).toHaveLength(1);
+    expect(suite.receiver.forEvent(unsubscribed.id)).toHaveLength(0);
     const queued = (await attempts({ endpointId: endpoint.id })).filter((row) => row.origin === 'replay');
     expect(queued.map((row) => row.delivery?.replayId)).toEqual([recovered.id, recovered.id]);
 
     // Nothing is missing any more; another organisation's call finds no endpoint; `since` is checked as a replay's.
-    expect((await service.client.recoverEndpoint({ endpointId: endpoint.id, since }, live)).queued).toBe(0);
-    expect(await refusal(service.client.recoverEndpoint({ endpointId: endpoint.id, since }, liveContext(organisationId + 1)))).toMatchObject({ code: 'resource_missing' });
-    expect(await refusal(service.client.recoverEndpoint({ endpointId: endpoint.id, since: 'soon' }, live))).toMatchObject({ code: 'parameter_invalid', param: 'since' });
+    expect((await suite.service.client.recoverEndpoint({ endpointId: endpoint.id, since }, live)).queued).toBe(0);
+    expect(await refusal(suite.service.client.recoverEndpoint({ endpointId: endpoint.id, since }, liveContext(organisationId + 1)))).toMatchObject({ code: 'resource_missing' });
+    expect(await refusal(suite.service.client.recoverEndpoint({ endpointId: endpoint.id, since: 'soon' }, live))).toMatchObject({ code: 'parameter_invalid', param: 'since' });
   }, 45_000);
 });
 
 describe('disable notices', () => {
-  const notices = () => database.pool.query('SELECT * FROM disable_notices ORDER BY id').then((result) => result.rows);
-  const claim = (limit: number, leaseSeconds: number, ctx = live) => service.client.claimDisableNotices({ limit, leaseSeconds }, ctx).then((answer) => answer.data);
+  const notices = () => suite.database.pool.query('SELECT * FROM disable_notices ORDER BY id').then((result) => result.rows);
+  const claim = (limit: number, leaseSeconds: number, ctx = live) => suite.service.client.claimDisableNotices({ limit, leaseSeconds }, ctx).then((answer) => answer.data);
 
   it('writes exactly one notice when the health rules disable an endpoint, and none for a pause', async () => {
     const endpoint = await createEndpoint('/dying', ['waitlist.released']);
     const paused = await createEndpoint('/paused', ['waitlist.released']);
-    await service.client.updateEndpoint({ id: paused.id, enabled: false, eventTypes: [], setEventTypes: false }, live);
-    await database.pool.query('UPDATE endpoints SET consecutive_failures = 48, failing_since = now() WHERE id = $1', [endpoint.id.toString()]);
-    receiver.answer = (request) => (request.path === '/dying' ? 500 : 200);
+    await suite.service.client.updateEndpoint({ id: paused.id, enabled: false, eventTypes: [], setEventTypes: false }, live);
+    await suite.database.pool.query('UPDATE endpoints SET consecutive_failures = 48, failing_since = now() WHERE id = $1', [endpoint.id.toString()]);
+    suite.receiver.answer = (request) => (request.path === '/dying' ? 500 : 200);
     // Three events: the second failure disables it, the third attempt is cancelled or fails after it.
-    await producer.send(service.topic, [1, 2, 3].map(() => eventBody(organisationId, 'waitlist.released').body));
-    await waitFor(async () => !(await service.client.getEndpoint({ id: endpoint.id }, live)).enabled, 15_000, 'the endpoint to be disabled');
+    await suite.producer.send(suite.service.topic, [1, 2, 3].map(() => eventBody(organisationId, 'waitlist.released').body));
+    await waitFor(async () => !(await suite.service.client.getEndpoint({ id: endpoint.id }, live)).enabled, 15_000, 'the endpoint to be disabled');
     await new Promise((resolve) => setTimeout(resolve, 500));
 
-    const disabled = await service.client.getEndpoint({ id: endpoint.id }, live);
+    const disabled = await suite.service.client.getEndpoint({ id: endpoint.id }, live);
     expect(await notices()).toEqual([
       expect.objectContaining({
         organisation_id: String(organisationId),
         endpoint_id: endpoint.id.toString(),
-        endpoint_url: `${receiver.url}/dying`,
+        endpoint_url: `${suite.receiver.url}/dying`,
         mode: 'live',
         reason: 'consecutive_failures',
         sent_at: null,
@@ -313,7 +295,7 @@ describe('disable notices', () => {
   });
 
   it('is claimed across organisations with a lease, completed once, and claimed again when its claimer never completes', async () => {
-    await database.pool.query(
+    await suite.database.pool.query(
       `INSERT INTO disable_notices (organisation_id, endpoint_id, endpoint_url, mode, reason, disabled_at)
        VALUES ($1, 1, 'https://a.example/hooks', 'live', 'consecutive_failures', now()), ($2, 2, 'https://b.example/hooks', 'live', 'failing_for_3_days', now())`,
       [organisationId, organisationId + 1],
@@ -327,25 +309,25 @@ describe('disable notices', () => {
     expect(claimed[0]!.claimedUntil).toEqual(expect.any(String));
     expect(await claim(10, 60)).toEqual([]); // leased
 
-    const sent = await service.client.completeDisableNotice({ id: claimed[0]!.id }, live);
+    const sent = await suite.service.client.completeDisableNotice({ id: claimed[0]!.id }, live);
     expect(sent).toMatchObject({ id: claimed[0]!.id, sentAt: expect.any(String) });
     expect(sent.claimedUntil).toBeUndefined();
-    expect((await service.client.completeDisableNotice({ id: claimed[0]!.id }, live)).sentAt).toBe(sent.sentAt);
+    expect((await suite.service.client.completeDisableNotice({ id: claimed[0]!.id }, live)).sentAt).toBe(sent.sentAt);
 
     // The second claimer died: once its lease has run out, the notice is claimed again, and only that one.
-    await database.pool.query("UPDATE disable_notices SET claimed_until = now() - interval '1 second' WHERE id = $1", [claimed[1]!.id.toString()]);
+    await suite.database.pool.query("UPDATE disable_notices SET claimed_until = now() - interval '1 second' WHERE id = $1", [claimed[1]!.id.toString()]);
     const again = await claim(10, 60);
     expect(again.map((notice) => [notice.id, notice.claims])).toEqual([[claimed[1]!.id, 2]]);
-    await service.client.completeDisableNotice({ id: again[0]!.id }, live);
-    await database.pool.query('UPDATE disable_notices SET claimed_until = NULL');
+    await suite.service.client.completeDisableNotice({ id: again[0]!.id }, live);
+    await suite.database.pool.query('UPDATE disable_notices SET claimed_until = NULL');
     expect(await claim(10, 60)).toEqual([]);
 
-    expect(await refusal(service.client.completeDisableNotice({ id: 999_999n }, live))).toMatchObject({ code: 'resource_missing' });
+    expect(await refusal(suite.service.client.completeDisableNotice({ id: 999_999n }, live))).toMatchObject({ code: 'resource_missing' });
     expect(await refusal(claim(101, 60))).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
   });
 
   it('gives two claimers at once different notices', async () => {
-    await database.pool.query(
+    await suite.database.pool.query(
       `INSERT INTO disable_notices (organisation_id, endpoint_id, endpoint_url, mode, reason, disabled_at)
        SELECT $1, n, 'https://a.example/hooks', 'live', 'consecutive_failures', now() FROM generate_series(1, 6) n`,
       [organisationId],

@@ -7,33 +7,16 @@
  */
 import type { Pool } from 'pg';
 import { verifySignature } from '../src';
-import { eventBody, type EventProducer, liveContext, type Receiver, type ScratchDatabase, type ServiceUnderTest, startService, startSuite, stopSuite, waitFor } from './support';
+import { eventBody, liveContext, startService, deliverySuite, waitFor } from './support';
 
 const organisationId = 810_000 + Math.floor(Math.random() * 9_999);
 const ctx = liveContext(organisationId);
-let database: ScratchDatabase;
-let service: ServiceUnderTest;
-let producer: EventProducer;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  ({ database, service, producer, receiver } = await startSuite({ WEBHOOK_TIMEOUT_MS: '1000' }));
-}, 60_000);
-
-afterAll(() => stopSuite({ database, service, producer, receiver }), 30_000);
-
-beforeEach(() => {
-  receiver.answer = () => 200;
-});
-
 // Each test starts without endpoints (the database is this suite's own).
-afterEach(async () => {
-  await database.pool.query('DELETE FROM endpoints');
-});
+const suite = deliverySuite({ WEBHOOK_TIMEOUT_MS: '1000' });
 
 const createEndpoint = (path: string, options: { eventTypes?: string[]; mode?: string; organisation?: number } = {}) =>
-  service.client.createEndpoint(
-    { url: `${receiver.url}${path}`, eventTypes: options.eventTypes ?? [], mode: options.mode ?? '' },
+  suite.service.client.createEndpoint(
+    { url: `${suite.receiver.url}${path}`, eventTypes: options.eventTypes ?? [], mode: options.mode ?? '' },
     liveContext(options.organisation ?? organisationId),
   );
 
@@ -54,11 +37,11 @@ describe('fan-out and signing', () => {
     await createEndpoint('/other-org', { organisation: organisationId + 1 });
 
     const event = eventBody(organisationId, 'order.completed');
-    await producer.send(service.topic, [event.body]);
-    await waitFor(() => receiver.forEvent(event.id).length >= 2, 15_000, 'two deliveries');
+    await suite.producer.send(suite.service.topic, [event.body]);
+    await waitFor(() => suite.receiver.forEvent(event.id).length >= 2, 15_000, 'two deliveries');
     await new Promise((resolve) => setTimeout(resolve, 300)); // nothing else may follow
 
-    const requests = receiver.forEvent(event.id);
+    const requests = suite.receiver.forEvent(event.id);
     expect(requests.map((request) => request.path).sort()).toEqual(['/all', '/orders']);
     for (const request of requests) {
       expect(request.body).toBe(event.body);
@@ -77,19 +60,19 @@ describe('fan-out and signing', () => {
   it('stores an event once: the same message read twice is delivered once', async () => {
     await createEndpoint('/dedupe', { eventTypes: ['ticket.checked_in'] });
     const event = eventBody(organisationId, 'ticket.checked_in');
-    await producer.send(service.topic, [event.body, event.body]);
-    await waitFor(() => receiver.forEvent(event.id).length >= 1, 15_000, 'the delivery');
+    await suite.producer.send(suite.service.topic, [event.body, event.body]);
+    await waitFor(() => suite.receiver.forEvent(event.id).length >= 1, 15_000, 'the delivery');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.forEvent(event.id)).toHaveLength(1);
+    expect(suite.receiver.forEvent(event.id)).toHaveLength(1);
   });
 
   it('sends nothing for test-mode events and skips messages that are not events', async () => {
     await createEndpoint('/modes', { eventTypes: ['event.published'] });
     const testEvent = eventBody(organisationId, 'event.published', false);
     const liveEvent = eventBody(organisationId, 'event.published', true);
-    await producer.send(service.topic, ['not json', '{"id":"nope"}', testEvent.body, liveEvent.body]);
-    await waitFor(() => receiver.forEvent(liveEvent.id).length >= 1, 15_000, 'the live delivery after the bad messages');
-    expect(receiver.forEvent(testEvent.id)).toHaveLength(0);
+    await suite.producer.send(suite.service.topic, ['not json', '{"id":"nope"}', testEvent.body, liveEvent.body]);
+    await waitFor(() => suite.receiver.forEvent(liveEvent.id).length >= 1, 15_000, 'the live delivery after the bad messages');
+    expect(suite.receiver.forEvent(testEvent.id)).toHaveLength(0);
   });
 });
 
@@ -97,19 +80,19 @@ describe('retries and endpoint health', () => {
   it('retries a failing delivery with a rising attempt number, and a success heals the endpoint', async () => {
     const endpoint = await createEndpoint('/flaky', { eventTypes: ['order.refunded'] });
     let answered = 0;
-    receiver.answer = (request) => (request.path === '/flaky' && answered++ < 2 ? 503 : 200);
+    suite.receiver.answer = (request) => (request.path === '/flaky' && answered++ < 2 ? 503 : 200);
     const event = eventBody(organisationId, 'order.refunded');
-    await producer.send(service.topic, [event.body]);
+    await suite.producer.send(suite.service.topic, [event.body]);
 
-    await waitFor(() => receiver.forEvent(event.id).length >= 2, 15_000, 'a retry');
-    expect(await service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'failing', consecutiveFailures: expect.any(Number) });
-    await waitFor(() => receiver.forEvent(event.id).length >= 3, 15_000, 'the third attempt');
-    await waitFor(async () => (await service.client.getEndpoint({ id: endpoint.id }, ctx)).status === 'enabled', 5_000, 'the endpoint to heal');
+    await waitFor(() => suite.receiver.forEvent(event.id).length >= 2, 15_000, 'a retry');
+    expect(await suite.service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'failing', consecutiveFailures: expect.any(Number) });
+    await waitFor(() => suite.receiver.forEvent(event.id).length >= 3, 15_000, 'the third attempt');
+    await waitFor(async () => (await suite.service.client.getEndpoint({ id: endpoint.id }, ctx)).status === 'enabled', 5_000, 'the endpoint to heal');
 
-    expect(receiver.forEvent(event.id).map((request) => request.headers['service-delivery-attempt'])).toEqual(['1', '2', '3']);
-    const healed = await service.client.getEndpoint({ id: endpoint.id }, ctx);
+    expect(suite.receiver.forEvent(event.id).map((request) => request.headers['service-delivery-attempt'])).toEqual(['1', '2', '3']);
+    const healed = await suite.service.client.getEndpoint({ id: endpoint.id }, ctx);
     expect(healed).toMatchObject({ status: 'enabled', consecutiveFailures: 0, lastSuccessAt: expect.any(String), lastFailureAt: expect.any(String) });
-    const rows = await deliveriesOf(database.pool, event.id);
+    const rows = await deliveriesOf(suite.database.pool, event.id);
     expect(rows.map((row) => [row.attempt, row.status, row.response_status])).toEqual([
       [1, 'failed', 503],
       [2, 'failed', 503],
@@ -121,13 +104,13 @@ describe('retries and endpoint health', () => {
 
   it('stops after the last attempt of the schedule', async () => {
     await createEndpoint('/down', { eventTypes: ['event.cancelled'] });
-    receiver.answer = (request) => (request.path === '/down' ? 500 : 200);
+    suite.receiver.answer = (request) => (request.path === '/down' ? 500 : 200);
     const event = eventBody(organisationId, 'event.cancelled');
-    await producer.send(service.topic, [event.body]);
-    await waitFor(() => receiver.forEvent(event.id).length >= 4, 15_000, 'four attempts');
+    await suite.producer.send(suite.service.topic, [event.body]);
+    await waitFor(() => suite.receiver.forEvent(event.id).length >= 4, 15_000, 'four attempts');
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(receiver.forEvent(event.id)).toHaveLength(4);
-    const rows = await deliveriesOf(database.pool, event.id);
+    expect(suite.receiver.forEvent(event.id)).toHaveLength(4);
+    const rows = await deliveriesOf(suite.database.pool, event.id);
     expect(rows.map((row) => row.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
     expect(rows[3]!.next_retry_at).toBeNull();
   });
@@ -135,53 +118,53 @@ describe('retries and endpoint health', () => {
   it('does not follow redirects and gives up on a receiver that does not answer in time', async () => {
     await createEndpoint('/moved', { eventTypes: ['event.sold_out'] });
     await createEndpoint('/slow', { eventTypes: ['event.sold_out'] });
-    receiver.answer = (request) => (request.path === '/moved' ? 302 : request.path === '/slow' ? 'hang' : 200);
+    suite.receiver.answer = (request) => (request.path === '/moved' ? 302 : request.path === '/slow' ? 'hang' : 200);
     const event = eventBody(organisationId, 'event.sold_out');
-    await producer.send(service.topic, [event.body]);
-    await waitFor(async () => (await deliveriesOf(database.pool, event.id)).filter((row) => row.status === 'failed').length >= 2, 15_000, 'both first attempts to fail');
+    await suite.producer.send(suite.service.topic, [event.body]);
+    await waitFor(async () => (await deliveriesOf(suite.database.pool, event.id)).filter((row) => row.status === 'failed').length >= 2, 15_000, 'both first attempts to fail');
 
-    const failed = (await deliveriesOf(database.pool, event.id)).filter((row) => row.attempt === 1);
+    const failed = (await deliveriesOf(suite.database.pool, event.id)).filter((row) => row.attempt === 1);
     expect(failed.map((row) => row.error).sort()).toEqual(['answered 302; redirects are not followed', 'no answer within 1 s']);
-    expect(receiver.requests.filter((request) => request.path === '/redirected')).toHaveLength(0);
+    expect(suite.receiver.requests.filter((request) => request.path === '/redirected')).toHaveLength(0);
   });
 
   it('disables an endpoint after 50 consecutive failures and drops what it had scheduled', async () => {
     const endpoint = await createEndpoint('/dying', { eventTypes: ['waitlist.released'] });
-    await database.pool.query('UPDATE endpoints SET consecutive_failures = 49, failing_since = now() WHERE id = $1', [endpoint.id.toString()]);
-    receiver.answer = (request) => (request.path === '/dying' ? 500 : 200);
+    await suite.database.pool.query('UPDATE endpoints SET consecutive_failures = 49, failing_since = now() WHERE id = $1', [endpoint.id.toString()]);
+    suite.receiver.answer = (request) => (request.path === '/dying' ? 500 : 200);
     const event = eventBody(organisationId, 'waitlist.released');
-    await producer.send(service.topic, [event.body]);
-    await waitFor(async () => !(await service.client.getEndpoint({ id: endpoint.id }, ctx)).enabled, 15_000, 'the endpoint to be disabled');
+    await suite.producer.send(suite.service.topic, [event.body]);
+    await waitFor(async () => !(await suite.service.client.getEndpoint({ id: endpoint.id }, ctx)).enabled, 15_000, 'the endpoint to be disabled');
 
-    expect(await service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'disabled', disabledReason: 'consecutive_failures', disabledAt: expect.any(String), consecutiveFailures: 50 });
+    expect(await suite.service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'disabled', disabledReason: 'consecutive_failures', disabledAt: expect.any(String), consecutiveFailures: 50 });
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(receiver.forEvent(event.id)).toHaveLength(1);
-    expect((await deliveriesOf(database.pool, event.id)).map((row) => row.status)).toEqual(['failed']);
+    expect(suite.receiver.forEvent(event.id)).toHaveLength(1);
+    expect((await deliveriesOf(suite.database.pool, event.id)).map((row) => row.status)).toEqual(['failed']);
 
     // Nothing reaches a disabled endpoint; PATCH enabled true starts it again with a clean slate.
     const missed = eventBody(organisationId, 'waitlist.released');
-    await producer.send(service.topic, [missed.body]);
+    await suite.producer.send(suite.service.topic, [missed.body]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.forEvent(missed.id)).toHaveLength(0);
-    const enabled = await service.client.updateEndpoint({ id: endpoint.id, enabled: true }, ctx);
+    expect(suite.receiver.forEvent(missed.id)).toHaveLength(0);
+    const enabled = await suite.service.client.updateEndpoint({ id: endpoint.id, enabled: true }, ctx);
     expect(enabled).toMatchObject({ status: 'enabled', enabled: true, consecutiveFailures: 0 });
     expect([enabled.disabledAt, enabled.disabledReason]).toEqual([undefined, undefined]);
   });
 
   it('records a burst of failures from two processes without a deadlock, and disables the endpoint once', async () => {
     const endpoint = await createEndpoint('/flooded', { eventTypes: ['event.updated'] });
-    await database.pool.query('UPDATE endpoints SET consecutive_failures = 20, failing_since = now() WHERE id = $1', [endpoint.id.toString()]);
-    receiver.answer = (request) => (request.path === '/flooded' ? 500 : 200);
-    const deadlocks = async () => Number((await database.pool.query<{ deadlocks: string }>('SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.deadlocks);
+    await suite.database.pool.query('UPDATE endpoints SET consecutive_failures = 20, failing_since = now() WHERE id = $1', [endpoint.id.toString()]);
+    suite.receiver.answer = (request) => (request.path === '/flooded' ? 500 : 200);
+    const deadlocks = async () => Number((await suite.database.pool.query<{ deadlocks: string }>('SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.deadlocks);
     const before = await deadlocks();
     // A second process on the same database, as a second pod would run: both claim, both record failures of one endpoint.
-    const second = await startService(database.url, { KAFKA_TOPIC: service.topic, WEBHOOK_TIMEOUT_MS: '1000' });
+    const second = await startService(suite.database.url, { KAFKA_TOPIC: suite.service.topic, WEBHOOK_TIMEOUT_MS: '1000' });
     try {
       const events = Array.from({ length: 200 }, () => eventBody(organisationId, 'event.updated'));
-      await producer.send(service.topic, events.map((event) => event.body));
-      await waitFor(async () => !(await service.client.getEndpoint({ id: endpoint.id }, ctx)).enabled, 20_000, 'the endpoint to be disabled');
+      await suite.producer.send(suite.service.topic, events.map((event) => event.body));
+      await waitFor(async () => !(await suite.service.client.getEndpoint({ id: endpoint.id }, ctx)).enabled, 20_000, 'the endpoint to be disabled');
       await waitFor(
-        async () => (await database.pool.query("SELECT 1 FROM deliveries WHERE endpoint_id = $1 AND status IN ('scheduled', 'sending')", [endpoint.id.toString()])).rowCount === 0,
+        async () => (await suite.database.pool.query("SELECT 1 FROM deliveries WHERE endpoint_id = $1 AND status IN ('scheduled', 'sending')", [endpoint.id.toString()])).rowCount === 0,
         20_000,
         'nothing left to send',
       );
@@ -191,30 +174,30 @@ describe('retries and endpoint health', () => {
     // pg_stat_database is updated by the stats collector at its own pace: give it a moment before reading.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await deadlocks()).toBe(before);
-    expect(await service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'disabled', disabledReason: 'consecutive_failures' });
+    expect(await suite.service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'disabled', disabledReason: 'consecutive_failures' });
   }, 60_000);
 
   it('disables an endpoint failing for 3 days with at least 5 consecutive failures', async () => {
     const endpoint = await createEndpoint('/stale', { eventTypes: ['ticket.transferred'] });
-    await database.pool.query("UPDATE endpoints SET consecutive_failures = 4, failing_since = now() - interval '3 days 1 minute' WHERE id = $1", [endpoint.id.toString()]);
-    receiver.answer = (request) => (request.path === '/stale' ? 500 : 200);
-    await producer.send(service.topic, [eventBody(organisationId, 'ticket.transferred').body]);
-    await waitFor(async () => !(await service.client.getEndpoint({ id: endpoint.id }, ctx)).enabled, 15_000, 'the endpoint to be disabled');
-    expect(await service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'disabled', disabledReason: 'failing_for_3_days', consecutiveFailures: 5 });
+    await suite.database.pool.query("UPDATE endpoints SET consecutive_failures = 4, failing_since = now() - interval '3 days 1 minute' WHERE id = $1", [endpoint.id.toString()]);
+    suite.receiver.answer = (request) => (request.path === '/stale' ? 500 : 200);
+    await suite.producer.send(suite.service.topic, [eventBody(organisationId, 'ticket.transferred').body]);
+    await waitFor(async () => !(await suite.service.client.getEndpoint({ id: endpoint.id }, ctx)).enabled, 15_000, 'the endpoint to be disabled');
+    expect(await suite.service.client.getEndpoint({ id: endpoint.id }, ctx)).toMatchObject({ status: 'disabled', disabledReason: 'failing_for_3_days', consecutiveFailures: 5 });
   });
 
   it('pausing an endpoint cancels its scheduled retries', async () => {
     const endpoint = await createEndpoint('/paused', { eventTypes: ['ticket.issued'] });
-    receiver.answer = (request) => (request.path === '/paused' ? 500 : 200);
+    suite.receiver.answer = (request) => (request.path === '/paused' ? 500 : 200);
     const event = eventBody(organisationId, 'ticket.issued');
-    await producer.send(service.topic, [event.body]);
-    await waitFor(() => receiver.forEvent(event.id).length >= 1, 15_000, 'the first attempt');
-    const paused = await service.client.updateEndpoint({ id: endpoint.id, enabled: false }, ctx);
+    await suite.producer.send(suite.service.topic, [event.body]);
+    await waitFor(() => suite.receiver.forEvent(event.id).length >= 1, 15_000, 'the first attempt');
+    const paused = await suite.service.client.updateEndpoint({ id: endpoint.id, enabled: false }, ctx);
     expect(paused).toMatchObject({ enabled: false, status: 'disabled', disabledReason: 'paused', disabledAt: expect.any(String) });
-    const sentWhenPaused = receiver.forEvent(event.id).length;
+    const sentWhenPaused = suite.receiver.forEvent(event.id).length;
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(receiver.forEvent(event.id)).toHaveLength(sentWhenPaused);
-    const statuses = (await deliveriesOf(database.pool, event.id)).map((row) => row.status);
+    expect(suite.receiver.forEvent(event.id)).toHaveLength(sentWhenPaused);
+    const statuses = (await deliveriesOf(suite.database.pool, event.id)).map((row) => row.status);
     expect(statuses).not.toContain('scheduled');
     expect(statuses).toContain('failed');
   });
@@ -223,26 +206,26 @@ describe('retries and endpoint health', () => {
 describe('secret rotation', () => {
   it('signs with the new and the old secret for 24 hours after a rotation', async () => {
     const endpoint = await createEndpoint('/rotated', { eventTypes: ['ticket_type.low_inventory'] });
-    const rotated = await service.client.rotateSecret({ id: endpoint.id }, ctx);
+    const rotated = await suite.service.client.rotateSecret({ id: endpoint.id }, ctx);
     expect(rotated.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
     expect(rotated.secret).not.toBe(endpoint.secret);
 
     const event = eventBody(organisationId, 'ticket_type.low_inventory');
-    await producer.send(service.topic, [event.body]);
-    await waitFor(() => receiver.forEvent(event.id).length >= 1, 15_000, 'the delivery');
-    const [request] = receiver.forEvent(event.id);
+    await suite.producer.send(suite.service.topic, [event.body]);
+    await waitFor(() => suite.receiver.forEvent(event.id).length >= 1, 15_000, 'the delivery');
+    const [request] = suite.receiver.forEvent(event.id);
     const signature = String(request!.headers['service-signature']);
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     expect(verifySignature(signature, request!.body, rotated.secret!)).toBe(true);
     expect(verifySignature(signature, request!.body, endpoint.secret!)).toBe(true);
 
     // Once the overlap is over, only the new secret signs.
-    await database.pool.query("UPDATE endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [endpoint.id.toString()]);
+    await suite.database.pool.query("UPDATE endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [endpoint.id.toString()]);
     const later = eventBody(organisationId, 'ticket_type.low_inventory');
-    await producer.send(service.topic, [later.body]);
-    await waitFor(() => receiver.forEvent(later.id).length >= 1, 15_000, 'the later delivery');
-    const laterSignature = String(receiver.forEvent(later.id)[0]!.headers['service-signature']);
+    await suite.producer.send(suite.service.topic, [later.body]);
+    await waitFor(() => suite.receiver.forEvent(later.id).length >= 1, 15_000, 'the later delivery');
+    const laterSignature = String(suite.receiver.forEvent(later.id)[0]!.headers['service-signature']);
     expect(laterSignature.split(',v1=')).toHaveLength(2);
-    expect(verifySignature(laterSignature, receiver.forEvent(later.id)[0]!.body, endpoint.secret!)).toBe(false);
+    expect(verifySignature(laterSignature, suite.receiver.forEvent(later.id)[0]!.body, endpoint.secret!)).toBe(false);
   });
 });

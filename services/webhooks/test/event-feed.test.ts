@@ -7,31 +7,14 @@
  */
 import { gen, toApiJson } from '@partner-api/shared';
 import { EventFeedRepository } from '../src/storage/event-feed-repository';
-import { eventBody, type EventProducer, liveContext, Receiver, refusal, type ScratchDatabase, type ServiceUnderTest, startSuite, stopSuite, testContext, waitFor } from './support';
+import { eventBody, liveContext, Receiver, refusal, deliverySuite, testContext, waitFor } from './support';
 
 const organisationId = 830_000 + Math.floor(Math.random() * 9_999);
 const live = liveContext(organisationId);
-let database: ScratchDatabase;
-let service: ServiceUnderTest;
-let producer: EventProducer;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  ({ database, service, producer, receiver } = await startSuite({ WEBHOOK_TIMEOUT_MS: '500' }));
-}, 60_000);
-
-afterAll(() => stopSuite({ database, service, producer, receiver }), 30_000);
-
-beforeEach(() => {
-  receiver.answer = () => 200;
-});
-
-afterEach(async () => {
-  await database.pool.query('DELETE FROM endpoints');
-});
+const suite = deliverySuite({ WEBHOOK_TIMEOUT_MS: '500' });
 
 const feedPage = async (ctx = live, request: { since?: string; type?: string; after?: string; limit?: number } = {}) => {
-  const page = await service.client.listEvents({ since: request.since, type: request.type, page: { limit: request.limit ?? 100, after: request.after ?? '' } }, ctx);
+  const page = await suite.service.client.listEvents({ since: request.since, type: request.type, page: { limit: request.limit ?? 100, after: request.after ?? '' } }, ctx);
   const events = JSON.parse(Buffer.from(page.dataJson).toString('utf8')) as { id: string; type: string; livemode: boolean }[];
   return { events, hasMore: page.pageInfo?.hasMore ?? false, nextAfter: page.pageInfo?.nextAfter ?? '' };
 };
@@ -49,7 +32,7 @@ async function wholeFeed(ctx = live, request: { since?: string; type?: string; l
 }
 
 const stored = async (ids: string[]) => {
-  await waitFor(async () => (await database.pool.query('SELECT count(*)::int AS n FROM events WHERE id = ANY ($1)', [ids])).rows[0].n === ids.length, 15_000, 'events stored');
+  await waitFor(async () => (await suite.database.pool.query('SELECT count(*)::int AS n FROM events WHERE id = ANY ($1)', [ids])).rows[0].n === ids.length, 15_000, 'events stored');
 };
 
 describe('the event feed', () => {
@@ -61,9 +44,9 @@ describe('the event feed', () => {
     const old = eventBody(orgId, 'ticket.issued', true, Math.floor(Date.now() / 1000) - 31 * 86_400);
     const testMode = eventBody(orgId, 'ticket.issued', false);
     const otherOrg = eventBody(orgId + 1, 'ticket.issued');
-    await producer.send(service.topic, [...first, old, testMode, otherOrg].map((e) => e.body));
+    await suite.producer.send(suite.service.topic, [...first, old, testMode, otherOrg].map((e) => e.body));
     await stored([...first, old, testMode, otherOrg].map((e) => e.id));
-    await producer.send(service.topic, second.map((e) => e.body));
+    await suite.producer.send(suite.service.topic, second.map((e) => e.body));
     await stored(second.map((e) => e.id));
 
     const all = [...first, ...second].map((e) => e.id);
@@ -95,23 +78,23 @@ describe('the event feed', () => {
   it('prunes events past the 30 days in bounded batches, keeping those with deliveries on their way', async () => {
     const orgId = organisationId + 200;
     const events = [eventBody(orgId), eventBody(orgId), eventBody(orgId)];
-    await producer.send(service.topic, events.map((e) => e.body));
+    await suite.producer.send(suite.service.topic, events.map((e) => e.body));
     await stored(events.map((e) => e.id));
-    await database.pool.query("UPDATE events SET received_at = now() - interval '31 days' WHERE id = ANY ($1)", [events.map((e) => e.id)]);
-    await database.pool.query(
+    await suite.database.pool.query("UPDATE events SET received_at = now() - interval '31 days' WHERE id = ANY ($1)", [events.map((e) => e.id)]);
+    await suite.database.pool.query(
       "INSERT INTO endpoints (organisation_id, url, event_types, mode, secret) VALUES ($1, 'https://example.com/x', '{*}', 'live', 's') RETURNING id",
       [orgId],
     );
-    await database.pool.query(
+    await suite.database.pool.query(
       "INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at) SELECT id, $2, 'order.completed', 1, 'scheduled', now() + interval '1 hour' FROM endpoints WHERE organisation_id = $1",
       [orgId, events[2]!.id],
     );
-    const repository = new EventFeedRepository(database.pool as never);
+    const repository = new EventFeedRepository(suite.database.pool as never);
     const before = new Date(Date.now() - 30 * 86_400_000);
     expect(await repository.prune(before, 1)).toBe(1);
     expect(await repository.prune(before, 10)).toBe(1);
     expect(await repository.prune(before, 10)).toBe(0);
-    const { rows } = await database.pool.query('SELECT id FROM events WHERE id = ANY ($1)', [events.map((e) => e.id)]);
+    const { rows } = await suite.database.pool.query('SELECT id FROM events WHERE id = ANY ($1)', [events.map((e) => e.id)]);
     expect(rows.map((row) => row.id)).toEqual([events[2]!.id]);
   }, 30_000);
 });
@@ -122,23 +105,23 @@ describe('the delivery log', () => {
     const closedUrl = closed.url;
     await closed.stop(); // nothing listens there any more: connection refused
 
-    receiver.answer = (request) => (request.path === '/500' ? 500 : request.path === '/404' ? 404 : request.path === '/hang' ? 'hang' : 200);
-    const make = (url: string) => service.client.createEndpoint({ url, eventTypes: ['order.completed'], mode: '' }, live);
+    suite.receiver.answer = (request) => (request.path === '/500' ? 500 : request.path === '/404' ? 404 : request.path === '/hang' ? 'hang' : 200);
+    const make = (url: string) => suite.service.client.createEndpoint({ url, eventTypes: ['order.completed'], mode: '' }, live);
     const endpoints = {
       refused: await make(`${closedUrl}/refused`),
-      timeout: await make(`${receiver.url}/hang`),
-      status5xx: await make(`${receiver.url}/500`),
-      status4xx: await make(`${receiver.url}/404`),
-      ok: await make(`${receiver.url}/ok`),
-      private: await make(`${receiver.url}/private`),
+      timeout: await make(`${suite.receiver.url}/hang`),
+      status5xx: await make(`${suite.receiver.url}/500`),
+      status4xx: await make(`${suite.receiver.url}/404`),
+      ok: await make(`${suite.receiver.url}/ok`),
+      private: await make(`${suite.receiver.url}/private`),
     };
     // Saved before the rule changed: the address is refused at delivery.
-    await database.pool.query("UPDATE endpoints SET url = 'http://10.0.0.1/hooks' WHERE id = $1", [endpoints.private.id.toString()]);
+    await suite.database.pool.query("UPDATE endpoints SET url = 'http://10.0.0.1/hooks' WHERE id = $1", [endpoints.private.id.toString()]);
 
     const event = eventBody(organisationId, 'order.completed');
-    await producer.send(service.topic, [event.body]);
+    await suite.producer.send(suite.service.topic, [event.body]);
     const log = async (endpoint: { id: bigint }, status?: string) =>
-      (await service.client.listDeliveries({ id: endpoint.id, eventId: event.id, status, page: { limit: 100, after: '' } }, live)).data.map((delivery) =>
+      (await suite.service.client.listDeliveries({ id: endpoint.id, eventId: event.id, status, page: { limit: 100, after: '' } }, live)).data.map((delivery) =>
         toApiJson(gen.webhooks.WebhookDeliverySchema, delivery),
       );
     const failedEndpoints = [endpoints.refused, endpoints.timeout, endpoints.status5xx, endpoints.status4xx, endpoints.private];
@@ -153,94 +136,94 @@ describe('the delivery log', () => {
     expect(await reasons(endpoints.ok)).toEqual([[1, 'succeeded', null, 200]]);
     const timedOut = (await log(endpoints.timeout))[0]!;
     expect(timedOut.duration_ms).toBeGreaterThanOrEqual(450);
-    expect(timedOut).toMatchObject({ object: 'webhook_delivery', event_id: event.id, endpoint_url: `${receiver.url}/hang`, manual: false, replay_id: null });
+    expect(timedOut).toMatchObject({ object: 'webhook_delivery', event_id: event.id, endpoint_url: `${suite.receiver.url}/hang`, manual: false, replay_id: null });
     expect(await log(endpoints.ok, 'failed')).toEqual([]);
   }, 60_000);
 
   it('pages newest first and refuses a bad status or another organisation’s endpoint', async () => {
-    const endpoint = await service.client.createEndpoint({ url: `${receiver.url}/paged`, eventTypes: ['ticket.checked_in'], mode: '' }, live);
+    const endpoint = await suite.service.client.createEndpoint({ url: `${suite.receiver.url}/paged`, eventTypes: ['ticket.checked_in'], mode: '' }, live);
     const events = [eventBody(organisationId, 'ticket.checked_in'), eventBody(organisationId, 'ticket.checked_in'), eventBody(organisationId, 'ticket.checked_in')];
-    await producer.send(service.topic, events.map((e) => e.body));
-    await waitFor(() => events.every((e) => receiver.forEvent(e.id).length === 1), 15_000, 'three deliveries');
-    await waitFor(async () => (await service.client.listDeliveries({ id: endpoint.id, status: 'succeeded', page: { limit: 100, after: '' } }, live)).data.length === 3, 5_000, 'recorded');
+    await suite.producer.send(suite.service.topic, events.map((e) => e.body));
+    await waitFor(() => events.every((e) => suite.receiver.forEvent(e.id).length === 1), 15_000, 'three deliveries');
+    await waitFor(async () => (await suite.service.client.listDeliveries({ id: endpoint.id, status: 'succeeded', page: { limit: 100, after: '' } }, live)).data.length === 3, 5_000, 'recorded');
 
-    const first = await service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: '' } }, live);
-    const second = await service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: first.pageInfo!.nextAfter } }, live);
+    const first = await suite.service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: '' } }, live);
+    const second = await suite.service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: first.pageInfo!.nextAfter } }, live);
     const ids = [...first.data, ...second.data].map((delivery) => delivery.id);
     expect(first.pageInfo?.hasMore).toBe(true);
     expect(second.pageInfo?.hasMore).toBe(false);
     expect(ids).toHaveLength(3);
     expect([...ids].sort((a, b) => (a > b ? -1 : 1))).toEqual(ids);
 
-    expect(await refusal(service.client.listDeliveries({ id: endpoint.id, status: 'lost', page: { limit: 2, after: '' } }, live))).toMatchObject({ code: 'parameter_invalid', param: 'status' });
-    expect(await refusal(service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: '' } }, liveContext(organisationId + 1)))).toMatchObject({ code: 'resource_missing' });
-    expect(await refusal(service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: '' } }, testContext(organisationId)))).toMatchObject({ code: 'resource_missing' });
+    expect(await refusal(suite.service.client.listDeliveries({ id: endpoint.id, status: 'lost', page: { limit: 2, after: '' } }, live))).toMatchObject({ code: 'parameter_invalid', param: 'status' });
+    expect(await refusal(suite.service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: '' } }, liveContext(organisationId + 1)))).toMatchObject({ code: 'resource_missing' });
+    expect(await refusal(suite.service.client.listDeliveries({ id: endpoint.id, page: { limit: 2, after: '' } }, testContext(organisationId)))).toMatchObject({ code: 'resource_missing' });
   }, 30_000);
 });
 
 describe('replay', () => {
   it('sends each missed event exactly once, also when two replays overlap, continuing the attempt count', async () => {
-    const endpoint = await service.client.createEndpoint({ url: `${receiver.url}/replay`, eventTypes: ['order.completed', 'order.refunded'], mode: '' }, live);
+    const endpoint = await suite.service.client.createEndpoint({ url: `${suite.receiver.url}/replay`, eventTypes: ['order.completed', 'order.refunded'], mode: '' }, live);
     const delivered = eventBody(organisationId, 'order.completed');
-    await producer.send(service.topic, [delivered.body]);
-    await waitFor(() => receiver.forEvent(delivered.id).length === 1, 15_000, 'the first event delivered');
+    await suite.producer.send(suite.service.topic, [delivered.body]);
+    await waitFor(() => suite.receiver.forEvent(delivered.id).length === 1, 15_000, 'the first event delivered');
 
     // The receiver goes down: four events fail all four attempts.
-    receiver.answer = (request) => (request.path === '/replay' ? 503 : 200);
+    suite.receiver.answer = (request) => (request.path === '/replay' ? 503 : 200);
     const missed = [eventBody(organisationId, 'order.completed'), eventBody(organisationId, 'order.refunded'), eventBody(organisationId, 'order.completed'), eventBody(organisationId, 'order.refunded')];
     const unsubscribed = eventBody(organisationId, 'ticket.issued');
-    await producer.send(service.topic, [...missed, unsubscribed].map((e) => e.body));
+    await suite.producer.send(suite.service.topic, [...missed, unsubscribed].map((e) => e.body));
     await waitFor(async () => {
-      const { rows } = await database.pool.query("SELECT count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 AND status = 'failed'", [endpoint.id.toString()]);
+      const { rows } = await suite.database.pool.query("SELECT count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 AND status = 'failed'", [endpoint.id.toString()]);
       return rows[0].n === 16;
     }, 30_000, 'every attempt failed');
-    await database.pool.query("UPDATE endpoints SET enabled = false, disabled_at = now(), disabled_reason = 'consecutive_failures' WHERE id = $1", [endpoint.id.toString()]);
+    await suite.database.pool.query("UPDATE endpoints SET enabled = false, disabled_at = now(), disabled_reason = 'consecutive_failures' WHERE id = $1", [endpoint.id.toString()]);
 
     const since = new Date(Date.now() - 3_600_000).toISOString();
     // Disabled: the replay is refused until the endpoint is enabled again.
-    expect(await refusal(service.client.replayEndpoint({ id: endpoint.id, since }, live))).toMatchObject({ code: 'endpoint_disabled' });
-    await service.client.updateEndpoint({ id: endpoint.id, enabled: true, eventTypes: [], setEventTypes: false }, live);
-    receiver.answer = () => 200;
-    const before = receiver.requests.length;
+    expect(await refusal(suite.service.client.replayEndpoint({ id: endpoint.id, since }, live))).toMatchObject({ code: 'endpoint_disabled' });
+    await suite.service.client.updateEndpoint({ id: endpoint.id, enabled: true, eventTypes: [], setEventTypes: false }, live);
+    suite.receiver.answer = () => 200;
+    const before = suite.receiver.requests.length;
 
-    const [one, two] = await Promise.all([service.client.replayEndpoint({ id: endpoint.id, since }, live), service.client.replayEndpoint({ id: endpoint.id, since }, live)]);
+    const [one, two] = await Promise.all([suite.service.client.replayEndpoint({ id: endpoint.id, since }, live), suite.service.client.replayEndpoint({ id: endpoint.id, since }, live)]);
     expect(one.queued + two.queued).toBe(4);
     expect(one).toMatchObject({ object: 'webhook_replay', endpointId: endpoint.id, since: since.replace(/\.\d{3}Z$/, 'Z') });
-    await waitFor(() => missed.every((e) => receiver.forEvent(e.id).length === 5), 15_000, 'each missed event sent again');
+    await waitFor(() => missed.every((e) => suite.receiver.forEvent(e.id).length === 5), 15_000, 'each missed event sent again');
     await new Promise((resolve) => setTimeout(resolve, 500)); // nothing else may follow
 
-    expect(receiver.requests.length - before).toBe(4);
-    for (const event of missed) expect(receiver.forEvent(event.id).at(-1)!.headers['service-delivery-attempt']).toBe('5');
-    expect(receiver.forEvent(delivered.id)).toHaveLength(1);
-    expect(receiver.forEvent(unsubscribed.id)).toHaveLength(0);
-    const replayed = await service.client.listDeliveries({ id: endpoint.id, status: 'succeeded', page: { limit: 100, after: '' } }, live);
+    expect(suite.receiver.requests.length - before).toBe(4);
+    for (const event of missed) expect(suite.receiver.forEvent(event.id).at(-1)!.headers['service-delivery-attempt']).toBe('5');
+    expect(suite.receiver.forEvent(delivered.id)).toHaveLength(1);
+    expect(suite.receiver.forEvent(unsubscribed.id)).toHaveLength(0);
+    const replayed = await suite.service.client.listDeliveries({ id: endpoint.id, status: 'succeeded', page: { limit: 100, after: '' } }, live);
     expect(replayed.data.filter((delivery) => delivery.replayId !== undefined).map((delivery) => delivery.eventId).sort()).toEqual(missed.map((e) => e.id).sort());
 
     // Nothing is missed any more: a third replay queues nothing.
-    expect((await service.client.replayEndpoint({ id: endpoint.id, since }, live)).queued).toBe(0);
+    expect((await suite.service.client.replayEndpoint({ id: endpoint.id, since }, live)).queued).toBe(0);
   }, 60_000);
 
   it('gives a replayed event the whole retry schedule again, then stops', async () => {
-    const endpoint = await service.client.createEndpoint({ url: `${receiver.url}/again`, eventTypes: ['event.cancelled'], mode: '' }, live);
-    receiver.answer = (request) => (request.path === '/again' ? 500 : 200);
+    const endpoint = await suite.service.client.createEndpoint({ url: `${suite.receiver.url}/again`, eventTypes: ['event.cancelled'], mode: '' }, live);
+    suite.receiver.answer = (request) => (request.path === '/again' ? 500 : 200);
     const event = eventBody(organisationId, 'event.cancelled');
-    await producer.send(service.topic, [event.body]);
-    await waitFor(() => receiver.forEvent(event.id).length === 4, 15_000, 'four attempts');
-    await waitFor(async () => (await database.pool.query("SELECT count(*)::int AS n FROM deliveries WHERE event_id = $1 AND status = 'failed'", [event.id])).rows[0].n === 4, 5_000, 'recorded');
+    await suite.producer.send(suite.service.topic, [event.body]);
+    await waitFor(() => suite.receiver.forEvent(event.id).length === 4, 15_000, 'four attempts');
+    await waitFor(async () => (await suite.database.pool.query("SELECT count(*)::int AS n FROM deliveries WHERE event_id = $1 AND status = 'failed'", [event.id])).rows[0].n === 4, 5_000, 'recorded');
 
-    expect((await service.client.replayEndpoint({ id: endpoint.id, since: new Date(Date.now() - 60_000).toISOString() }, live)).queued).toBe(1);
-    await waitFor(() => receiver.forEvent(event.id).length === 8, 15_000, 'four more attempts');
+    expect((await suite.service.client.replayEndpoint({ id: endpoint.id, since: new Date(Date.now() - 60_000).toISOString() }, live)).queued).toBe(1);
+    await waitFor(() => suite.receiver.forEvent(event.id).length === 8, 15_000, 'four more attempts');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.forEvent(event.id).map((request) => request.headers['service-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
+    expect(suite.receiver.forEvent(event.id).map((request) => request.headers['service-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
   }, 30_000);
 
   it('keeps test keys to test endpoints and refuses a bad since', async () => {
-    const liveEndpoint = await service.client.createEndpoint({ url: `${receiver.url}/live`, eventTypes: [], mode: '' }, live);
-    const testEndpoint = await service.client.createEndpoint({ url: `${receiver.url}/test`, eventTypes: [], mode: 'test' }, testContext(organisationId));
+    const liveEndpoint = await suite.service.client.createEndpoint({ url: `${suite.receiver.url}/live`, eventTypes: [], mode: '' }, live);
+    const testEndpoint = await suite.service.client.createEndpoint({ url: `${suite.receiver.url}/test`, eventTypes: [], mode: 'test' }, testContext(organisationId));
     const since = new Date(Date.now() - 60_000).toISOString();
-    expect(await refusal(service.client.replayEndpoint({ id: liveEndpoint.id, since }, testContext(organisationId)))).toMatchObject({ code: 'resource_missing' });
-    expect(await service.client.replayEndpoint({ id: testEndpoint.id, since }, testContext(organisationId))).toMatchObject({ queued: 0 });
-    expect(await refusal(service.client.replayEndpoint({ id: liveEndpoint.id, since: '' }, live))).toMatchObject({ code: 'parameter_missing', param: 'since' });
-    expect(await refusal(service.client.replayEndpoint({ id: liveEndpoint.id, since: 'soon' }, live))).toMatchObject({ code: 'parameter_invalid', param: 'since' });
+    expect(await refusal(suite.service.client.replayEndpoint({ id: liveEndpoint.id, since }, testContext(organisationId)))).toMatchObject({ code: 'resource_missing' });
+    expect(await suite.service.client.replayEndpoint({ id: testEndpoint.id, since }, testContext(organisationId))).toMatchObject({ queued: 0 });
+    expect(await refusal(suite.service.client.replayEndpoint({ id: liveEndpoint.id, since: '' }, live))).toMatchObject({ code: 'parameter_missing', param: 'since' });
+    expect(await refusal(suite.service.client.replayEndpoint({ id: liveEndpoint.id, since: 'soon' }, live))).toMatchObject({ code: 'parameter_invalid', param: 'since' });
   }, 30_000);
 });

@@ -6,27 +6,13 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { verifySignature } from '../src';
-import { eventBody, type EventProducer, liveContext, type ReceivedRequest, type Receiver, type ScratchDatabase, type ServiceUnderTest, startSuite, stopSuite, waitFor } from './support';
+import { eventBody, liveContext, type ReceivedRequest, deliverySuite, waitFor } from './support';
 
 const organisationId = 830_000 + Math.floor(Math.random() * 9_999);
 const ctx = liveContext(organisationId);
-let database: ScratchDatabase;
-let service: ServiceUnderTest;
-let producer: EventProducer;
-let receiver: Receiver;
+const suite = deliverySuite({ WEBHOOK_TIMEOUT_MS: '1000' });
 
-beforeAll(async () => {
-  ({ database, service, producer, receiver } = await startSuite({ WEBHOOK_TIMEOUT_MS: '1000' }));
-}, 60_000);
-
-afterAll(() => stopSuite({ database, service, producer, receiver }), 30_000);
-
-afterEach(async () => {
-  receiver.answer = () => 200;
-  await database.pool.query('DELETE FROM endpoints');
-});
-
-const createEndpoint = (path: string) => service.client.createEndpoint({ url: `${receiver.url}${path}`, eventTypes: [], mode: '' }, ctx);
+const createEndpoint = (path: string) => suite.service.client.createEndpoint({ url: `${suite.receiver.url}${path}`, eventTypes: [], mode: '' }, ctx);
 
 /** What a receiver built on the official library does with a request: the parsed body, or it throws. */
 const verified = (secret: string, request: ReceivedRequest): unknown =>
@@ -39,12 +25,12 @@ const verified = (secret: string, request: ReceivedRequest): unknown =>
 describe('Standard Webhooks headers on deliveries', () => {
   it('verify with the shown secret on every attempt, beside the spec signature, with a stable webhook-id', async () => {
     const endpoint = await createEndpoint('/std');
-    receiver.answer = (request) => (request.headers['service-delivery-attempt'] === '1' ? 500 : 200);
+    suite.receiver.answer = (request) => (request.headers['service-delivery-attempt'] === '1' ? 500 : 200);
     const event = eventBody(organisationId, 'order.completed');
-    await producer.send(service.topic, [event.body]);
-    await waitFor(() => receiver.forEvent(event.id).length >= 2, 15_000, 'a first attempt and its retry');
+    await suite.producer.send(suite.service.topic, [event.body]);
+    await waitFor(() => suite.receiver.forEvent(event.id).length >= 2, 15_000, 'a first attempt and its retry');
 
-    for (const request of receiver.forEvent(event.id)) {
+    for (const request of suite.receiver.forEvent(event.id)) {
       expect(request.body).toBe(event.body);
       expect(request.headers['webhook-id']).toBe(event.id);
       expect(request.headers['service-signature']).toMatch(new RegExp(`^t=${String(request.headers['webhook-timestamp'])},v1=`));
@@ -57,21 +43,21 @@ describe('Standard Webhooks headers on deliveries', () => {
 
   it('carry both secrets during a rotation overlap, and only the new one after it', async () => {
     const endpoint = await createEndpoint('/rotated');
-    const rotated = await service.client.rotateSecret({ id: endpoint.id }, ctx);
+    const rotated = await suite.service.client.rotateSecret({ id: endpoint.id }, ctx);
 
     const during = eventBody(organisationId, 'ticket.issued');
-    await producer.send(service.topic, [during.body]);
-    await waitFor(() => receiver.forEvent(during.id).length >= 1, 15_000, 'the delivery during the overlap');
-    const [overlapping] = receiver.forEvent(during.id);
+    await suite.producer.send(suite.service.topic, [during.body]);
+    await waitFor(() => suite.receiver.forEvent(during.id).length >= 1, 15_000, 'the delivery during the overlap');
+    const [overlapping] = suite.receiver.forEvent(during.id);
     expect(overlapping!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
     expect(verified(rotated.secret!, overlapping!)).toEqual(JSON.parse(during.body));
     expect(verified(endpoint.secret!, overlapping!)).toEqual(JSON.parse(during.body));
 
-    await database.pool.query("UPDATE endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [endpoint.id.toString()]);
+    await suite.database.pool.query("UPDATE endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [endpoint.id.toString()]);
     const after = eventBody(organisationId, 'ticket.issued');
-    await producer.send(service.topic, [after.body]);
-    await waitFor(() => receiver.forEvent(after.id).length >= 1, 15_000, 'the delivery after the overlap');
-    const [single] = receiver.forEvent(after.id);
+    await suite.producer.send(suite.service.topic, [after.body]);
+    await waitFor(() => suite.receiver.forEvent(after.id).length >= 1, 15_000, 'the delivery after the overlap');
+    const [single] = suite.receiver.forEvent(after.id);
     expect(single!.headers['webhook-signature']).toMatch(/^v1,\S+$/);
     expect(verified(rotated.secret!, single!)).toEqual(JSON.parse(after.body));
     expect(() => verified(endpoint.secret!, single!)).toThrow();
@@ -79,8 +65,8 @@ describe('Standard Webhooks headers on deliveries', () => {
 
   it('verify on test sends too', async () => {
     const endpoint = await createEndpoint('/test-send');
-    const delivery = await service.client.sendTestEvent({ id: endpoint.id, type: 'ticket.transferred' }, ctx);
-    const [request] = receiver.forEvent(delivery.eventId);
+    const delivery = await suite.service.client.sendTestEvent({ id: endpoint.id, type: 'ticket.transferred' }, ctx);
+    const [request] = suite.receiver.forEvent(delivery.eventId);
     expect(request!.headers['webhook-id']).toBe(delivery.eventId);
     expect(verified(endpoint.secret!, request!)).toMatchObject({ id: delivery.eventId, type: 'ticket.transferred', livemode: false });
   });

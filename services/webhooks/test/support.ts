@@ -161,6 +161,27 @@ export async function startSuite(env: Record<string, string> = {}): Promise<Deli
   return { database, service, producer: await eventProducer(), receiver: await new Receiver().start() };
 }
 
+/**
+ * A delivery suite's life in Jest hooks: `startSuite` before all, `stopSuite`
+ * after all, the receiver answering 200 before each test and `tables`
+ * emptied after it (each suite has a database of its own). The object is
+ * filled in by the beforeAll hook.
+ */
+export function deliverySuite(env: Record<string, string>, tables: readonly string[] = ['endpoints']): DeliverySuite {
+  const suite = {} as DeliverySuite;
+  beforeAll(async () => {
+    Object.assign(suite, await startSuite(env));
+  }, 60_000);
+  afterAll(() => stopSuite(suite), 30_000);
+  beforeEach(() => {
+    suite.receiver.answer = () => 200;
+  });
+  afterEach(async () => {
+    for (const table of tables) await suite.database.pool.query(`DELETE FROM ${table}`);
+  });
+  return suite;
+}
+
 /** Stops what `startSuite` started, as far as it got. */
 export async function stopSuite(suite: Partial<DeliverySuite>): Promise<void> {
   await suite.producer?.close();
