@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { booleanFromEnv, commonEnv, databaseEnv, loadConfig, localGrpcAddress, mailSettings, portEnv, redisEnv } from '@partner-api/shared';
+import { booleanFromEnv, commonEnv, databaseEnv, loadConfig, localGrpcAddress, mailSettings, portEnv, redisEnv, refuseDevelopmentSecrets } from '@partner-api/shared';
 
 const DEVELOPMENT_SECRET = 'local-development-dashboard-secret-0123';
 
@@ -42,8 +42,7 @@ export const dashboardEnv = commonEnv
     WEBHOOKS_GRPC_ADDR: z.string().default(localGrpcAddress('webhooks')),
   })
   .refine((env) => env.DASHBOARD_MAILER !== 'smtp' || Boolean(env.SMTP_URL), { message: 'SMTP_URL is required when DASHBOARD_MAILER is smtp', path: ['SMTP_URL'] })
-  // A secret everyone can read in this file would let anyone forge CSRF tokens.
-  .refine((env) => env.NODE_ENV !== 'production' || env.DASHBOARD_SECRET !== DEVELOPMENT_SECRET, { message: 'DASHBOARD_SECRET must be set in production', path: ['DASHBOARD_SECRET'] });
+  .superRefine(refuseDevelopmentSecrets({ DASHBOARD_SECRET: DEVELOPMENT_SECRET }));
 
 export type DashboardConfig = z.infer<typeof dashboardEnv>;
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { commonEnv, databaseEnv, loadConfig, localGrpcAddress, portEnv, redisEnv } from '@partner-api/shared';
+import { commonEnv, databaseEnv, loadConfig, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets } from '@partner-api/shared';
+
+const DEVELOPMENT_CURSOR_SECRET = 'local-development-cursor-secret';
 
 export const gatewayEnv = commonEnv
   .extend(databaseEnv.shape)
@@ -17,8 +19,8 @@ export const gatewayEnv = commonEnv
     DOCS_BASE_URL: z.string().url().default('https://docs.partner-api.example.com/errors'),
     /** Express "trust proxy": which hops may set X-Forwarded-For (the caller IP for allowlists). */
     TRUST_PROXY: z.string().default('loopback'),
-    /** Seals pagination cursors; every replica needs the same one. Set it in production. */
-    CURSOR_SECRET: z.string().min(16).default('local-development-cursor-secret'),
+    /** Seals pagination cursors; every replica needs the same one (required in production). */
+    CURSOR_SECRET: z.string().min(16).default(DEVELOPMENT_CURSOR_SECRET),
     /** GET /webhook_events/stream: how often a stream asks the feed for new events. */
     EVENT_STREAM_POLL_MS: z.coerce.number().int().min(50).default(1_000),
     /** A comment line after this much quiet, so proxies keep the stream open. */
@@ -29,7 +31,8 @@ export const gatewayEnv = commonEnv
     EVENT_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(5),
     /** How often the keys' last-used times noted in memory are written to PostgreSQL (and once at shutdown); D310. */
     KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).default(30_000),
-  });
+  })
+  .superRefine(refuseDevelopmentSecrets({ CURSOR_SECRET: DEVELOPMENT_CURSOR_SECRET }));
 
 export type GatewayConfig = z.infer<typeof gatewayEnv>;
 

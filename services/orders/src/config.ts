@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv } from '@partner-api/shared';
+import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv, refuseDevelopmentSecrets } from '@partner-api/shared';
+
+const DEVELOPMENT_CHANNEL_TOKEN_SECRET = 'local-development-channel-token-secret';
 
 export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 9402 })
   .extend({
@@ -9,8 +11,8 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
     HTTP_PORT: portEnv(4100),
     /** Where customers pay: checkout_url is <base>/checkout/<session id>. */
     CHECKOUT_BASE_URL: z.string().url().default('http://127.0.0.1:4100'),
-    /** Signs the channel pages' forms (org, event, channel, embedding site); the same on every orders replica. */
-    CHANNEL_TOKEN_SECRET: z.string().min(32).default('local-development-channel-token-secret'),
+    /** Signs the channel pages' forms (org, event, channel, embedding site); the same on every orders replica (required in production). */
+    CHANNEL_TOKEN_SECRET: z.string().min(32).default(DEVELOPMENT_CHANNEL_TOKEN_SECRET),
     /** How long a channel page's form may be sent after the page was shown. */
     CHANNEL_PAGE_SECONDS: z.coerce.number().int().positive().default(7_200),
     /** How long a live session holds its tickets ("about 15 minutes"). */
@@ -38,7 +40,8 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
   .refine((env) => env.PAYMENT_PROVIDER !== 'stripe' || Boolean(env.STRIPE_SECRET_KEY), {
     message: 'STRIPE_SECRET_KEY is required when PAYMENT_PROVIDER is stripe',
     path: ['STRIPE_SECRET_KEY'],
-  });
+  })
+  .superRefine(refuseDevelopmentSecrets({ CHANNEL_TOKEN_SECRET: DEVELOPMENT_CHANNEL_TOKEN_SECRET }));
 
 export type OrdersConfig = z.infer<typeof ordersEnv>;
 

@@ -84,6 +84,20 @@ export const grpcServiceEnv = (ports: { grpc: number; ops: number }) =>
       GRPC_MAX_CONNECTION_AGE_GRACE_MS: z.coerce.number().int().nonnegative().default(15_000),
     });
 
+/**
+ * For `.superRefine`: in production (NODE_ENV, as the image sets it) a
+ * secret still at its development default is refused. The defaults let a
+ * local run start with nothing set, and anyone can read them here.
+ */
+export function refuseDevelopmentSecrets(defaults: Record<string, string>) {
+  return (env: { NODE_ENV: string }, ctx: z.RefinementCtx): void => {
+    if (env.NODE_ENV !== 'production') return;
+    for (const [name, developmentValue] of Object.entries(defaults)) {
+      if ((env as Record<string, unknown>)[name] === developmentValue) ctx.addIssue({ code: 'custom', path: [name], message: `${name} must be set in production (its default is for local runs)` });
+    }
+  };
+}
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
