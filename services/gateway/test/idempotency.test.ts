@@ -3,9 +3,8 @@
  * errors) with the real middleware, real Redis and a real key, around a
  * counting route standing in for a write endpoint.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { serveOnLoopback } from '../../shared/test/support';
 import { createLogger, createPool, randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
 import {
   authenticate,
@@ -22,7 +21,7 @@ import {
 } from '@partner-api/gateway';
 
 const logger = createLogger('idempotency-test', 'silent');
-let server: http.Server;
+let served: { baseUrl: string; close: () => Promise<void> };
 let baseUrl: string;
 let redis: RedisClient;
 let pool: ReturnType<typeof createPool>;
@@ -57,13 +56,12 @@ beforeAll(async () => {
   });
   app.use(routeNotFound);
   app.use(errorHandler(logger));
-  server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveOnLoopback(app);
+  baseUrl = served.baseUrl;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await served.close();
   await pool.end();
   await redis.quit();
 });

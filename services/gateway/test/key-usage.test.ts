@@ -4,9 +4,8 @@
  * through KeyAdmin.listKeys; then the whole gateway, whose periodic flush
  * and shutdown flush write what its requests used.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { serveOnLoopback } from '../../shared/test/support';
 import { createLogger, createPool, randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
 import {
   authenticate,
@@ -42,7 +41,7 @@ const newOrganisation = () => admin.createOrganisation('Key Usage Org', `usage-$
 const listed = async (organisationId: number, keyId: number) => (await admin.listKeys(organisationId)).find((key) => key.id === keyId)!;
 
 describe('last_used_at through the authentication middleware', () => {
-  let server: http.Server;
+  let served: { baseUrl: string; close: () => Promise<void> };
   let baseUrl: string;
   let usage: KeyUsage;
   const store = () => new KeyUsageStore(pool);
@@ -58,13 +57,12 @@ describe('last_used_at through the authentication middleware', () => {
     });
     app.use(routeNotFound);
     app.use(errorHandler(logger));
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    served = await serveOnLoopback(app);
+    baseUrl = served.baseUrl;
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
   });
 
   const get = async (secret: string) => (await fetch(`${baseUrl}/`, { headers: { authorization: `Bearer ${secret}` } })).status;

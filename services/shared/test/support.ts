@@ -1,5 +1,7 @@
 /** Helpers for integration tests against the real PostgreSQL and Kafka. */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import { Pool } from 'pg';
@@ -67,4 +69,14 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** An HTTP handler served on a free loopback port, for suites that drive one piece of a service over HTTP. */
+export async function serveOnLoopback(handler: http.RequestListener): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

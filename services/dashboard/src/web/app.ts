@@ -40,8 +40,7 @@ export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, 
   app.use(cookieParser());
 
   // Who is signed in (before CSRF: its tokens are bound to the session).
-  app.use(async (req, _res, next) => {
-    const res = _res;
+  app.use(async (req, res, next) => {
     const resolved = await deps.sessions.resolve(deps.cookies.sessionToken(req));
     if (resolved) {
       const signedIn: SignedInLocals = {

@@ -1,9 +1,10 @@
 /** Members of the organisation: list, invite, change role, remove (owners and admins, D320). */
 import { Router, type Request, type Response } from 'express';
+import { DashboardError } from '../../domain/dashboard-error';
 import { canManageRole, ROLE_LABELS, ROLES } from '../../domain/roles';
 import type { DashboardDeps } from '../deps';
 import { requireMember, type SignedInLocals } from '../signed-in';
-import { renderRefusal, render, type PageOptions } from '../views';
+import { render, type PageOptions } from '../views';
 
 type Form = Record<string, string | undefined>;
 
@@ -18,7 +19,6 @@ export function memberRoutes(deps: DashboardDeps): Router {
     render(req, res, 'members', {
       title: 'Members',
       members,
-      canManage: true,
       assignable: ROLES.filter((candidate) => canManageRole(role, candidate)),
       roleLabels: ROLE_LABELS,
       ...options,
@@ -33,7 +33,8 @@ export function memberRoutes(deps: DashboardDeps): Router {
     try {
       await deps.members.invite(signedIn.actor, { email: form.email, name: form.name, role: form.role });
     } catch (error) {
-      return renderRefusal(req, res, error, 'members', { title: 'Members', members: await deps.members.list(signedIn.actor), canManage: true, assignable: ROLES.filter((r) => canManageRole(signedIn.member.role, r)), roleLabels: ROLE_LABELS });
+      if (!(error instanceof DashboardError)) throw error;
+      return page(req, res, signedIn, { status: error.status, error: error.message, errorField: error.field });
     }
     res.redirect(303, '/members?done=member_invited');
   });
