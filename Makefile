@@ -130,14 +130,15 @@ chart-check: ## helm lint and template every values scenario
 image: ## the project image with podman, from a locally built Debian base (no registry); tagged by git revision
 	deploy/docker/image.sh
 
-k8s-tools: ## build helm, kube-apiserver, kube-controller-manager and kubectl once per machine (needs the Go module proxy)
+k8s-tools: ## build helm, the Kubernetes control plane and node, and CoreDNS once per machine (needs the Go module proxy)
 	deploy/helm/install-helm.sh >/dev/null
 	deploy/k8s/build-kube.sh >/dev/null
+	deploy/k8s/node.sh build
 	deploy/k8s/crds.sh >/dev/null
 
-test-k8s: build ## the chart on a real kube-apiserver for every values file, then the image run as the chart runs it
+test-k8s: build ## the chart on a real kube-apiserver for every values file, its pods running on a node, the image run as the chart runs it
 	deploy/k8s/test.sh
-	deploy/docker/smoke.sh "$$(deploy/docker/image.sh)"
+	image=$$(deploy/docker/image.sh) && deploy/k8s/pods.sh "$$image" && deploy/docker/smoke.sh "$$image"
 
 test: lint typecheck test-unit test-integration test-kafka-cluster test-containers test-e2e test-contract test-redis-cluster test-e2e-redis-cluster chart-check test-k8s ## the whole suite (what CI runs)
 	@node .ci/test-summary.js $(DATA)/test-results

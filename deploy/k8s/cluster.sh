@@ -2,10 +2,13 @@
 # A control plane on loopback for testing the chart against a real API
 # server: etcd (Debian's etcd-server), kube-apiserver and
 # kube-controller-manager v1.31.0 (built by build-kube.sh), with token
-# authentication, RBAC and the default admission plugins (Pod Security
-# among them). No kubelet: pods are created and stay Pending.
+# authentication, the Node authorizer and RBAC, and the default admission
+# plugins (Pod Security among them) plus NodeRestriction. No node: pods are
+# created and stay Pending until deploy/k8s/node.sh adds one.
 #   cluster.sh up | down | env
-# `up` writes .data/k8s/kubeconfig; `down` stops what `up` started (by pid).
+# `up` writes .data/k8s/kubeconfig (admin) and a kubeconfig per component
+# (controller-manager, and scheduler, kubelet and kube-proxy for node.sh);
+# `down` stops what `up` started (by pid).
 set -euo pipefail
 # shellcheck source=../local/lib.sh
 . "$(dirname "$0")/../local/lib.sh"
@@ -13,6 +16,8 @@ K8S="$DATA/k8s"
 ETCD_PORT=${K8S_ETCD_PORT:-12379}
 API_PORT=${K8S_API_PORT:-16443}
 KUBECONFIG_FILE="$K8S/kubeconfig"
+# The one node's name, when deploy/k8s/node.sh adds it.
+NODE_NAME=${K8S_NODE_NAME:-partner-node}
 
 up() {
   command -v etcd >/dev/null || apt_install etcd-server
@@ -26,14 +31,17 @@ up() {
     openssl genrsa -out "$K8S/pki/sa.key" 2048 2>/dev/null
     openssl rsa -in "$K8S/pki/sa.key" -pubout -out "$K8S/pki/sa.pub" 2>/dev/null
   fi
-  local admin controller
-  admin=$(openssl rand -hex 24)
-  controller=$(openssl rand -hex 24)
-  # The controller-manager acts with its own identity, bound by RBAC's
-  # bootstrap role system:kube-controller-manager (plus the controllers'
-  # own roles, which it uses through its service-account credentials).
-  printf '%s,admin,admin,system:masters\n%s,system:kube-controller-manager,kcm\n' "$admin" "$controller" >"$K8S/pki/tokens.csv"
+  # Every component acts with its own identity, which RBAC's bootstrap
+  # roles (and the Node authorizer, for the kubelet) already know: the
+  # controller-manager also uses the controllers' own service-account
+  # credentials.
+  : >"$K8S/pki/tokens.csv"
   chmod 600 "$K8S/pki/tokens.csv"
+  identity kubeconfig admin admin system:masters
+  identity controller-manager.kubeconfig system:kube-controller-manager kcm
+  identity scheduler.kubeconfig system:kube-scheduler scheduler
+  identity kubelet.kubeconfig "system:node:$NODE_NAME" kubelet system:nodes
+  identity kube-proxy.kubeconfig system:kube-proxy kube-proxy
 
   etcd --name k8s-test --data-dir "$K8S/etcd" \
     --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
@@ -44,29 +52,38 @@ up() {
 
   "$BIN/kube-apiserver" --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
     --cert-dir="$K8S/pki" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
-    --token-auth-file="$K8S/pki/tokens.csv" --authorization-mode=RBAC --anonymous-auth=false \
+    --token-auth-file="$K8S/pki/tokens.csv" --authorization-mode=Node,RBAC --anonymous-auth=false \
+    --enable-admission-plugins=NodeRestriction \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$K8S/pki/sa.pub" --service-account-signing-key-file="$K8S/pki/sa.key" \
     --service-cluster-ip-range=10.96.0.0/16 --allow-privileged=false \
     --endpoint-reconciler-type=none >"$LOGS/kube-apiserver.log" 2>&1 &
   echo $! >"$K8S/kube-apiserver.pid"
+  wait_until 90 "$LOGS/kube-apiserver.log" kube-apiserver api_server_ready
 
-  kubeconfig "$KUBECONFIG_FILE" admin "$admin"
-  kubeconfig "$K8S/controller-manager.kubeconfig" kcm "$controller"
-  wait_until 90 "$LOGS/kube-apiserver.log" kube-apiserver \
-    curl -fsk -o /dev/null -H "Authorization: Bearer $admin" "https://127.0.0.1:$API_PORT/readyz"
-
-  # No nodes, so none of the node controllers; no serving port of its own.
+  # Node lifecycle lifts a registering node's not-ready taint once its
+  # kubelet reports Ready (node.sh); pod addresses come from the node's CNI
+  # configuration, so no node IPAM. No serving port of its own.
   "$BIN/kube-controller-manager" --kubeconfig="$K8S/controller-manager.kubeconfig" \
     --secure-port=0 --leader-elect=false --use-service-account-credentials=true \
     --service-account-private-key-file="$K8S/pki/sa.key" --root-ca-file="$K8S/pki/apiserver.crt" \
-    --controllers='*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-csrsigning' >"$LOGS/kube-controller-manager.log" 2>&1 &
+    --controllers='*,-nodeipam,-cloud-node-lifecycle,-csrsigning' >"$LOGS/kube-controller-manager.log" 2>&1 &
   echo $! >"$K8S/kube-controller-manager.pid"
   # Ready once it has created the default ServiceAccount of a namespace.
   wait_until 60 "$LOGS/kube-controller-manager.log" kube-controller-manager default_account_exists
   say "control plane up: KUBECONFIG=$KUBECONFIG_FILE"
 }
 
+# identity FILE USER NAME [GROUP]: a token for USER (in GROUP) and a
+# kubeconfig FILE under .data/k8s that presents it.
+identity() {
+  local token
+  token=$(openssl rand -hex 24)
+  printf '%s,%s,%s,%s\n' "$token" "$2" "$3" "${4:-}" >>"$K8S/pki/tokens.csv"
+  kubeconfig "$K8S/$1" "$3" "$token"
+}
+
+api_server_ready() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" get --raw /readyz >/dev/null 2>&1; }
 default_account_exists() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" get serviceaccount default -n default >/dev/null 2>&1; }
 
 # kubeconfig FILE USER TOKEN: the API server's serving certificate is

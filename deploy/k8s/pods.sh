@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The chart's pods, running: a control plane (cluster.sh) and one node
+# (node.sh), PostgreSQL, Redis and Kafka as pods (pods/infrastructure.yaml),
+# then a plain `helm install --wait` of the project image (pods/values.yaml)
+# in a namespace that enforces Pod Security `restricted`: the migration hook
+# must finish and every Deployment become ready (the gateway's readiness
+# includes its backends' gRPC health). Then `GET /` through the gateway's
+# Service, an API call that crosses gateway, inventory and PostgreSQL, a
+# look at both inventory pods serving, an uninstall, and everything stopped.
+#   deploy/k8s/pods.sh [IMAGE]   default: the image deploy/docker/image.sh builds
+# Exits non-zero on the first failure, after printing the pods, events and
+# container logs. See docs/deploy.md.
+set -euo pipefail
+# shellcheck source=../local/lib.sh
+. "$(dirname "$0")/../local/lib.sh"
+HERE="$ROOT/deploy/k8s"
+CHART="$ROOT/charts/partner-api"
+HELM=$("$ROOT/deploy/helm/install-helm.sh")
+BIN=$("$HERE/build-kube.sh")
+export KUBECONFIG="$DATA/k8s/kubeconfig"
+kubectl() { "$BIN/kubectl" "$@"; }
+NS=partner-api
+IMAGE=${1:-$("$ROOT/deploy/docker/image.sh")}
+IMAGE=${IMAGE#localhost/}
+
+diagnose() {
+  say "--- pods"; kubectl get pods -A -o wide >&2 || true
+  say "--- events"; kubectl get events -A --sort-by=.lastTimestamp 2>/dev/null | tail -n 30 >&2 || true
+  # kubectl logs needs the API server to reach the kubelet, which listens on
+  # loopback only; the node keeps every container's log in a folder.
+  for log in $(find "$DATA/k8s/node/pod-logs" -name '*.log' 2>/dev/null); do
+    say "--- ${log#"$DATA/k8s/node/pod-logs/"}"; tail -n 15 "$log" >&2
+  done
+}
+fail() { say "k8s pods test FAILED: $*"; diagnose; exit 1; }
+cleanup() { "$HERE/node.sh" down || true; "$HERE/cluster.sh" down || true; }
+trap cleanup EXIT
+
+"$HERE/cluster.sh" up
+"$HERE/node.sh" up
+eval "$("$ROOT/deploy/containers/images.sh")"
+"$HERE/node.sh" load "$IMAGE" "$POSTGRES_IMAGE" "$REDIS_IMAGE" "$KAFKA_IMAGE"
+
+say "== infrastructure pods"
+sed -e "s|\${POSTGRES_IMAGE}|$POSTGRES_IMAGE|" -e "s|\${REDIS_IMAGE}|$REDIS_IMAGE|" -e "s|\${KAFKA_IMAGE}|$KAFKA_IMAGE|" \
+  "$HERE/pods/infrastructure.yaml" | kubectl apply -f - >/dev/null
+kubectl wait --for=condition=available deployment --all -n partner-infra --timeout=180s >/dev/null ||
+  fail "PostgreSQL, Redis and Kafka did not become ready"
+
+say "== helm install --wait ($IMAGE)"
+kubectl create namespace "$NS" >/dev/null
+kubectl label namespace "$NS" pod-security.kubernetes.io/enforce=restricted \
+  pod-security.kubernetes.io/enforce-version=v1.31 >/dev/null
+secret() { openssl rand -hex 24; }
+infra=partner-infra.svc.cluster.local
+kubectl create secret generic partner-api-infrastructure -n "$NS" \
+  --from-literal=DATABASE_URL="postgres://partner:partner@postgres.$infra:5432/partner_api" \
+  --from-literal=REDIS_URL="redis://redis.$infra:6379" --from-literal=KAFKA_BROKERS="kafka.$infra:9092" \
+  --from-literal=CURSOR_SECRET="$(secret)" --from-literal=CHANNEL_TOKEN_SECRET="$(secret)" \
+  --from-literal=DASHBOARD_SECRET="$(secret)" >/dev/null
+started=$SECONDS
+"$HELM" install partner-api "$CHART" -n "$NS" -f "$HERE/pods/values.yaml" \
+  --set image.repository="${IMAGE%:*}" --set image.tag="${IMAGE##*:}" --wait --timeout 6m >/dev/null ||
+  fail "helm install --wait"
+say "   migration hook completed, every Deployment ready, in $((SECONDS - started)) s"
+ready=$(kubectl get deployments -n "$NS" -o jsonpath='{range .items[*]}{.metadata.name}={.status.readyReplicas}/{.spec.replicas} {end}')
+say "   $ready"
+[[ $(kubectl get deployments -n "$NS" -o name | wc -l) -eq 6 ]] || fail "expected 6 Deployments"
+address=$(kubectl get service partner-api-gateway -n "$NS" -o jsonpath='{.spec.clusterIP}:{.spec.ports[?(@.name=="http")].port}')
+
+# A partner's key, made the way an SRE would: partnerctl from this checkout,
+# against the cluster's PostgreSQL through its Service.
+cluster_ip() { kubectl get service "$1" -n partner-infra -o jsonpath='{.spec.clusterIP}'; }
+keys="$DATA/k8s/pods-demo.env"
+rm -f "$keys"
+DATABASE_URL="postgres://partner:partner@$(cluster_ip postgres):5432/partner_api" REDIS_URL="redis://$(cluster_ip redis):6379" \
+  node "$ROOT/services/cli/dist/main.js" demo seed --out "$keys" --base-url "http://$address" >/dev/null ||
+  fail "partnerctl demo seed against the cluster's PostgreSQL"
+key=$(sed -n 's/^DEMO_LIVE_KEY=//p' "$keys")
+api() { curl -fsS --max-time 10 -H "Authorization: Bearer $key" "http://$address$1"; }
+
+# The gateway's Service, as an ingress controller or another pod reaches it:
+# its ClusterIP, which kube-proxy sends to a gateway pod.
+info=$(api /) || fail "GET / through the gateway Service ($address)"
+grep -q '"object":"api_key_info"' <<<"$info" || fail "GET / answered: $info"
+say "== GET / through the gateway Service ($address): $info"
+
+# gateway -> inventory over gRPC (every inventory pod, from the headless
+# Service's DNS) -> PostgreSQL and Redis. Both inventory pods must take calls.
+for _ in $(seq 1 40); do
+  events=$(api '/events?limit=5') || fail "GET /events through the gateway Service"
+done
+grep -q '"object":"list"' <<<"$events" && grep -q '"object":"event"' <<<"$events" || fail "GET /events answered: $events"
+served=()
+for pod in $(kubectl get pods -n "$NS" -l app.kubernetes.io/name=inventory -o jsonpath='{.items[*].status.podIP}'); do
+  calls=$(curl -fsS --max-time 5 "http://$pod:9401/metrics" |
+    awk '/^grpc_server_handling_seconds_count/ { sum += $NF } END { print sum + 0 }')
+  served+=("$pod=$calls")
+  [[ $calls -gt 0 ]] || fail "inventory pod $pod served no gRPC calls (${served[*]})"
+done
+[[ ${#served[@]} -eq 2 ]] || fail "expected 2 inventory pods, found ${#served[@]}"
+say "== 40 GET /events: gRPC calls served per inventory pod: ${served[*]}"
+
+started=$SECONDS
+"$HELM" uninstall partner-api -n "$NS" --wait --timeout 2m >/dev/null || fail "helm uninstall"
+kubectl delete namespace "$NS" --wait=true --timeout=120s >/dev/null || fail "namespace $NS was not removed"
+say "== uninstalled in $((SECONDS - started)) s; k8s pods test passed"
