@@ -5,8 +5,9 @@
 # in a namespace that enforces Pod Security `restricted`: the migration hook
 # must finish and every Deployment become ready (the gateway's readiness
 # includes its backends' gRPC health). Then `GET /` through the gateway's
-# Service, an API call that crosses gateway, inventory and PostgreSQL, a
-# look at both inventory pods serving, an uninstall, and everything stopped.
+# Service, API calls that cross gateway, inventory and PostgreSQL, both
+# inventory pods serving, one of them deleted under traffic without a failed
+# call, an uninstall, and everything stopped.
 #   deploy/k8s/pods.sh [IMAGE]   default: the image deploy/docker/image.sh builds
 # Exits non-zero on the first failure, after printing the pods, events and
 # container logs. See docs/deploy.md.
@@ -73,10 +74,15 @@ address=$(kubectl get service partner-api-gateway -n "$NS" -o jsonpath='{.spec.c
 cluster_ip() { kubectl get service "$1" -n partner-infra -o jsonpath='{.spec.clusterIP}'; }
 keys="$DATA/k8s/pods-demo.env"
 rm -f "$keys"
-DATABASE_URL="postgres://partner:partner@$(cluster_ip postgres):5432/partner_api" REDIS_URL="redis://$(cluster_ip redis):6379" \
-  node "$ROOT/services/cli/dist/main.js" demo seed --out "$keys" --base-url "http://$address" >/dev/null ||
-  fail "partnerctl demo seed against the cluster's PostgreSQL"
+partnerctl() {
+  DATABASE_URL="postgres://partner:partner@$(cluster_ip postgres):5432/partner_api" REDIS_URL="redis://$(cluster_ip redis):6379" \
+    node "$ROOT/services/cli/dist/main.js" "$@"
+}
+partnerctl demo seed --out "$keys" --base-url "http://$address" >/dev/null || fail "partnerctl demo seed against the cluster's PostgreSQL"
 key=$(sed -n 's/^DEMO_LIVE_KEY=//p' "$keys")
+# The rollout below sends more than the default 120 requests a minute.
+busy_key=$(partnerctl key issue --org "$(sed -n 's/^DEMO_ORGANISATION_ID=//p' "$keys")" --name "Rollout test" --rate-limit 100000 |
+  jq -r .secret) || fail "partnerctl key issue"
 api() { curl -fsS --max-time 10 -H "Authorization: Bearer $key" "http://$address$1"; }
 
 # The gateway's Service, as an ingress controller or another pod reaches it:
@@ -100,6 +106,23 @@ for pod in $(kubectl get pods -n "$NS" -l app.kubernetes.io/name=inventory -o js
 done
 [[ ${#served[@]} -eq 2 ]] || fail "expected 2 inventory pods, found ${#served[@]}"
 say "== 40 GET /events: gRPC calls served per inventory pod: ${served[*]}"
+
+# A pod going away mid-traffic (a rollout, a node drain) costs no request:
+# the preStop pause lets DNS and the clients drop it before SIGTERM, and the
+# server finishes what it has. One inventory pod is deleted while calls run.
+requests="$DATA/k8s/pods-rollout.txt"
+( end=$((SECONDS + 20)); while ((SECONDS < end)); do
+    curl -s -o /dev/null -w '%{http_code}\n' --max-time 10 -H "Authorization: Bearer $busy_key" "http://$address/events?limit=5"
+  done >"$requests" ) &
+traffic=$!
+sleep 3
+victim=$(kubectl get pods -n "$NS" -l app.kubernetes.io/name=inventory -o jsonpath='{.items[0].metadata.name}')
+kubectl delete pod "$victim" -n "$NS" --wait=true --timeout=60s >/dev/null || fail "deleting inventory pod $victim"
+wait "$traffic"
+answered=$(grep -c . "$requests"); failed=$(grep -vc '^200$' "$requests" || true)
+[[ $answered -gt 0 && $failed -eq 0 ]] || fail "$failed of $answered GET /events failed while $victim went away: $(sort "$requests" | uniq -c | tr '\n' ' ')"
+kubectl rollout status deployment/partner-api-inventory -n "$NS" --timeout=120s >/dev/null || fail "inventory did not get its second pod back"
+say "== inventory pod $victim deleted under traffic: $answered GET /events, none failed; replaced"
 
 started=$SECONDS
 "$HELM" uninstall partner-api -n "$NS" --wait --timeout 2m >/dev/null || fail "helm uninstall"
