@@ -145,7 +145,30 @@ const readComm = (pid) => {
   }
 };
 
-/** CPU seconds per process of the stack (services from their pidfiles, every PostgreSQL process, Redis, `extra` processes by name, this load generator) from now on. */
+/**
+ * Seconds every thread of a process has spent runnable but waiting for a
+ * core (the scheduler's run-queue delay, /proc/<pid>/task/<tid>/schedstat);
+ * 0 once it is gone, or where the kernel keeps no schedstats.
+ */
+function runQueueSeconds(pid) {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
+      try {
+        return sum + Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+      } catch {
+        return sum;
+      }
+    }, 0);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Per process of the stack (services from their pidfiles, every PostgreSQL
+ * process, Redis, `extra` processes by name, this load generator), from now
+ * on: `spent()` its CPU seconds, `waited()` its run-queue seconds.
+ */
 function cpuByProcess(extra = {}) {
   const service = (name) => () => [Number(fs.readFileSync(path.join(ROOT, '.data', 'run', `${name}.pid`), 'utf8'))];
   const groups = {
@@ -161,21 +184,22 @@ function cpuByProcess(extra = {}) {
     'load generator (this process)': () => [process.pid],
   };
   // Per pid, so a process started during the row (a new PostgreSQL backend) counts from zero, and one that ended counts what it had.
-  const read = () => Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, new Map(list().map((pid) => [pid, cpuSeconds(pid)]))]));
-  const before = read();
-  return {
-    spent() {
-      const after = read();
-      const spent = Object.fromEntries(
+  const read = (measure) => Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, new Map(list().map((pid) => [pid, measure(pid)]))]));
+  const since = (measure) => {
+    const before = read(measure);
+    return () => {
+      const after = read(measure);
+      const used = Object.fromEntries(
         Object.keys(groups).map((name) => {
           const pids = new Set([...before[name].keys(), ...after[name].keys()]);
           return [name, [...pids].reduce((sum, pid) => sum + Math.max(0, (after[name].get(pid) ?? before[name].get(pid)) - (before[name].get(pid) ?? 0)), 0)];
         }),
       );
-      spent.total = Object.values(spent).reduce((sum, seconds) => sum + seconds, 0);
-      return spent;
-    },
+      used.total = Object.values(used).reduce((sum, seconds) => sum + seconds, 0);
+      return used;
+    };
   };
+  return { spent: since(cpuSeconds), waited: since(runQueueSeconds) };
 }
 
-module.exports = { ROOT, loadEnv, httpLoad, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, pidsNamed, cpuByProcess };
+module.exports = { ROOT, loadEnv, httpLoad, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess };

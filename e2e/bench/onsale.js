@@ -26,6 +26,8 @@ const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/sto
 const { cpuByProcess, freePort, loadEnv, httpLoad, loopLoad, table, record, startService } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Length of the one-buyer row (the path's time without queues). */
+const ALONE_SECONDS = 3;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
 const PG_POOL_SIZE = Number(process.env.BENCH_PG_POOL ?? 20);
 const REDIS_BENCHMARK_REQUESTS = Number(process.env.BENCH_REDIS_REQUESTS ?? 200_000);
@@ -136,9 +138,13 @@ async function fullStack() {
   const rows = [
     { name: 'GET / through the gateway, same key (auth, admission script, request log)', ...(await httpLoad({ url: `${base}/`, headers, connections: CONCURRENCY, seconds: SECONDS })) },
   ];
+  // One buyer alone: the path's own time, with no queue at any hop.
+  const alone = await createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: 1, seconds: ALONE_SECONDS });
+  rows.push({ name: 'POST /checkout_sessions, one buyer alone (no queue anywhere)', ...alone });
   const cpu = cpuByProcess();
   const sessions = await createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: CONCURRENCY, seconds: SECONDS });
   const spent = cpu.spent();
+  const waited = cpu.waited();
   rows.push({ name: 'POST /checkout_sessions (1 ticket): gateway → orders → inventory hold (PG row + Lua) → session row', ...sessions });
   const replicas = await twoGateways({ headers, body });
   rows.push({ name: `The same through two gateway processes (two replicas), ${CONCURRENCY / 2} buyers on each`, ...replicas.sessions });
@@ -153,11 +159,17 @@ async function fullStack() {
     `Checkout sessions: ${fmtInt(sessions.rps)}/s, ${ratio(sessions.rps, rows[0].rps)} of the gateway's GET / rate; ` +
       `${sessions.total - sessions.bad} created, non-201 answers: ${other.length ? other.join(', ') : '0'}.`,
     '',
-    'Where the CPU of the checkout row went (CPU seconds of each process during the row, per checkout created):',
+    `A checkout alone takes ${alone.p50} ms (p50; p99 ${alone.p99} ms). With ${CONCURRENCY} buyers each waiting for their answer, the mean latency is ` +
+      `${CONCURRENCY} ÷ rate = ${((CONCURRENCY * 1000) / Math.max(1, sessions.rps)).toFixed(0)} ms (Little's law): the rest is waiting.`,
     '',
-    '| Process | Cores busy | CPU ms per checkout |',
-    '|---|---:|---:|',
-    ...Object.entries(spent).map(([name, seconds]) => `| ${name} | ${(seconds / SECONDS).toFixed(2)} | ${((seconds * 1000) / Math.max(1, sessions.total - sessions.bad)).toFixed(2)} |`),
+    'Where the CPU of the checkout row went, and how long each process was runnable but waiting for one of the cores (its threads\' run-queue delay from `/proc/<pid>/task/*/schedstat`), per checkout created:',
+    '',
+    '| Process | Cores busy | CPU ms per checkout | Threads waiting for a core (mean) | Run-queue ms per checkout |',
+    '|---|---:|---:|---:|---:|',
+    ...Object.entries(spent).map(([name, seconds]) => {
+      const created = Math.max(1, sessions.total - sessions.bad);
+      return `| ${name} | ${(seconds / SECONDS).toFixed(2)} | ${((seconds * 1000) / created).toFixed(2)} | ${(waited[name] / SECONDS).toFixed(2)} | ${((waited[name] * 1000) / created).toFixed(2)} |`;
+    }),
     '',
     `Two gateway processes (as two gateway pods behind one Service): ${fmtInt(replicas.sessions.rps)}/s, ${ratio(replicas.sessions.rps, sessions.rps)} of one gateway's rate, ` +
       `p99 ${replicas.sessions.p99} ms (the higher of the two halves). CPU during that row:`,
