@@ -240,8 +240,10 @@ load() {
     if grep -qxF "$name $id" "$loaded" && ctr images ls -q | grep -qxF "$name"; then continue; fi
     # Other tags of the same image (earlier revisions) are not run again:
     # drop them, so the cache holds one copy of each image.
-    ctr images ls -q | grep -F -e "${image%:*}:" -e "${name%:*}:" | grep -vxF -e "$image" -e "$name" |
-      xargs -r ctr images rm --sync >/dev/null
+    local stale
+    for stale in $(ctr images ls -q | grep -F -e "${image%:*}:" -e "${name%:*}:" | grep -vxF -e "$image" -e "$name"); do
+      ctr images rm --sync "$stale" >/dev/null
+    done
     grep -v "^${name%:*}:" "$loaded" >"$loaded.tmp" || true
     mv "$loaded.tmp" "$loaded"
     load_archive "$image" <("$ROOT/deploy/docker/podman.sh" save --format docker-archive "$image")
