@@ -145,6 +145,7 @@ async function releaseHolds({ organisationId, slug }) {
   const pool = createPool({ url: process.env.DATABASE_URL, schema: 'inventory', max: 1, applicationName: 'bench-onsale' });
   try {
     const event = "(SELECT id FROM events WHERE organisation_id = $1 AND slug = $2)";
+    const started = Date.now();
     const { rowCount } = await pool.query(`UPDATE holds SET expires_at = now() WHERE event_id = ${event} AND state = 'held'`, [organisationId, slug]);
     const deadline = Date.now() + 180_000;
     for (;;) {
@@ -153,7 +154,7 @@ async function releaseHolds({ organisationId, slug }) {
       if (Date.now() > deadline) throw new Error(`${rows[0].held} of the run's ${rowCount} holds were still held after 3 minutes (is the inventory sweeper running?)`);
       await sleep(500);
     }
-    console.log(`released the run's ${fmtInt(rowCount)} holds (the inventory sweeper, expiry moved to now)`);
+    console.log(`released the run's ${fmtInt(rowCount)} holds in ${((Date.now() - started) / 1000).toFixed(1)} s (the inventory sweeper, expiry moved to now)`);
   } finally {
     await pool.end();
   }

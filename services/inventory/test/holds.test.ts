@@ -130,6 +130,24 @@ describe('releasing, selling and expiring', () => {
     expect(await available(slug)).toBe(10);
   }, 15_000);
 
+  it('returns a backlog of lapsed holds over several events in batches, and leaves live holds alone', async () => {
+    const events = [await onSaleEvent(1_000), await onSaleEvent(1_000)];
+    // 2 × 225 holds that lapse after a second (more than one sweep statement of 200), and one live hold on each event.
+    const lapsing = events.flatMap(({ slug, typeId }) => Array.from({ length: 225 }, () => ({ slug, typeId, id: randomBase62(16) })));
+    await Promise.all(lapsing.map(({ slug, typeId, id }) => hold(slug, typeId, 2, { id, ttl: 1 })));
+    const live = events.map(() => randomBase62(16));
+    await Promise.all(events.map(({ slug, typeId }, index) => hold(slug, typeId, 3, { id: live[index], ttl: 900 })));
+    for (const { slug } of events) expect(await available(slug)).toBe(1_000 - 225 * 2 - 3);
+
+    const ids = lapsing.map(({ id }) => id);
+    const stillHeld = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM holds WHERE id = ANY($1) AND state = 'held'", [ids])).rows[0]!.n;
+    await eventually('every lapsed hold to be released', stillHeld, (left) => left === 0, 15_000);
+    for (const { slug } of events) {
+      expect(await eventually('the tickets back in stock', () => available(slug), (left) => left === 1_000 - 3)).toBe(1_000 - 3);
+    }
+    for (const id of live) expect(await holdState(id)).toBe('held');
+  }, 30_000);
+
   it('settles the Redis records of holds a dead process ended in PostgreSQL only', async () => {
     const { slug, eventId, typeId } = await onSaleEvent(10);
     const released = randomBase62(16);

@@ -249,15 +249,26 @@ export class HoldDesk {
     return true;
   }
 
-  /** Releases holds whose time has passed; returns how many. */
+  /**
+   * Releases up to `limit` holds whose time has passed; returns how many.
+   * One statement ends them all in PostgreSQL (rows another transaction
+   * holds, a commit racing its expiry, are skipped and looked at next time),
+   * then their tickets go back to Redis together, as `release` does for
+   * one. A give-back that fails (a shard closing) or never runs (the process
+   * dies between the two) leaves a record the stranded-hold settler returns.
+   */
   async sweep(limit = 200): Promise<number> {
     // Nothing can go back to stock while Redis is away; the holds wait for the next sweep.
     if (!this.book.usable) return 0;
-    const { rows } = await this.pool.query<{ id: string }>(
-      "SELECT id FROM holds WHERE state = 'held' AND expires_at <= $1 ORDER BY expires_at LIMIT $2",
+    const { rows } = await this.pool.query<{ id: string; event_id: string }>(
+      `UPDATE holds SET state = 'released', updated_at = now()
+        WHERE id IN (SELECT id FROM holds WHERE state = 'held' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+        RETURNING id, event_id`,
       [this.clock(), limit],
     );
-    for (const row of rows) await this.release(row.id);
+    const givenBack = await Promise.allSettled(rows.map((row) => this.book.release(row.event_id, row.id)));
+    const failed = givenBack.filter((outcome) => outcome.status === 'rejected').length;
+    if (failed > 0) this.logger.warn({ failed, released: rows.length }, 'released holds whose tickets could not go back to Redis yet; the settler returns them');
     return rows.length;
   }
 
