@@ -11,7 +11,8 @@ import { Catalog, PAGE_TTL_MS } from '../src/domain/catalog';
 import { CatalogRepository, type EventListQuery } from '../src/storage/catalog-repository';
 import { CatalogVersions } from '../src/storage/catalog-versions';
 import { HoldBook } from '../src/storage/hold-book';
-import { availabilityKey, StockStore } from '../src/storage/stock-store';
+import { availabilityKey } from '../src/storage/stock-keys';
+import { StockStore } from '../src/storage/stock-store';
 
 const organisationId = 870_000 + Math.floor(Math.random() * 9_999);
 const ctx: RequestContext = { organisationId, mode: 'live', keyId: 0, requestId: 'it' };

@@ -5,7 +5,7 @@
 import { Pool } from 'pg';
 import { randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
 import { HotPools } from '../src/storage/hot-pools';
-import { availabilityKey } from '../src/storage/stock-store';
+import { availabilityKey } from '../src/storage/stock-keys';
 
 const organisationId = 535_600 + Math.floor(Math.random() * 99);
 let db: Pool;

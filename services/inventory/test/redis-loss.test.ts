@@ -24,7 +24,8 @@ import {
 } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
 import { HoldBook } from '../src/storage/hold-book';
-import { availabilityKey, StockStore } from '../src/storage/stock-store';
+import { availabilityKey } from '../src/storage/stock-keys';
+import { StockStore } from '../src/storage/stock-store';
 import { eventually } from './support';
 
 const DB = 11;

@@ -23,7 +23,7 @@
  * fire exactly once per crossing.
  */
 import { defineScript, scanEverywhere, type RedisClient } from '@partner-api/shared';
-import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-store';
+import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-keys';
 
 // KEYS: 1 hold record, 2 expiry index, 3.. pool counters.
 // ARGV: 1 hold id, 2 expiry (ms), 3 record JSON, then per pool: quantity, low-stock threshold.

@@ -10,7 +10,7 @@
  */
 import type { Pool, RedisClient } from '@partner-api/shared';
 import type { RedisGate } from './redis-gate';
-import { availabilityKey } from './stock-store';
+import { availabilityKey } from './stock-keys';
 
 export interface PoolStock {
   eventId: string;

@@ -9,14 +9,16 @@
  * Concurrent rebuilders agree: only the first restore of a counter writes.
  */
 import { defineScript, isCluster, type RedisClient } from '@partner-api/shared';
-import type { PoolRow } from './catalog-repository';
 import type { HoldBook, RestoredHold, StockGate } from './hold-book';
+import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-keys';
 
-export const availabilityKey = (eventId: string, poolId: string) => `{ev:${eventId}}:avail:${poolId}`;
-/** Tickets that came back while people waited, kept off general sale for the pool's waiting list. */
-export const waitlistReserveKey = (eventId: string, poolId: string) => `{ev:${eventId}}:wl-reserve:${poolId}`;
-/** Tickets the pool's waiting entries still ask for (set from PostgreSQL by WaitlistDesk); missing means none. */
-export const waitlistDemandKey = (eventId: string, poolId: string) => `{ev:${eventId}}:wl-demand:${poolId}`;
+/** The fields of a pool the counters need (a CatalogRepository pool row has them). */
+export interface StockPool {
+  id: string;
+  event_id: string;
+  /** Null for an uncapped pool, which has no counter. */
+  capacity: number | null;
+}
 
 export type LiveHold = RestoredHold;
 
@@ -73,7 +75,7 @@ export class StockStore {
   }
 
   /** Available tickets per pool id; null for uncapped pools. */
-  async availability(pools: PoolRow[]): Promise<Map<string, number | null>> {
+  async availability(pools: StockPool[]): Promise<Map<string, number | null>> {
     for (const eventId of new Set(pools.map((pool) => pool.event_id))) this.gate?.check(eventId);
     const result = new Map<string, number | null>();
     const capped = pools.filter((pool) => pool.capacity !== null);
@@ -95,11 +97,11 @@ export class StockStore {
   }
 
   /** The counters of `pools` as stored (null when missing): one MGET on one Redis; on a cluster one per event, whose keys share a slot. */
-  private async counters(pools: PoolRow[]): Promise<Array<string | null>> {
+  private async counters(pools: StockPool[]): Promise<Array<string | null>> {
     if (!isCluster(this.redis)) return this.redis.mget(pools.map((pool) => availabilityKey(pool.event_id, pool.id)));
-    const byEvent = new Map<string, PoolRow[]>();
+    const byEvent = new Map<string, StockPool[]>();
     for (const pool of pools) byEvent.set(pool.event_id, [...(byEvent.get(pool.event_id) ?? []), pool]);
-    const found = new Map<PoolRow, string | null>();
+    const found = new Map<StockPool, string | null>();
     await Promise.all(
       [...byEvent].map(async ([eventId, ofEvent]) => {
         const values = await this.redis.mget(ofEvent.map((pool) => availabilityKey(eventId, pool.id)));
@@ -110,7 +112,7 @@ export class StockStore {
   }
 
   /** A pool's capacity changed by `delta`: move what is left by the same amount. */
-  async adjust(pool: Pick<PoolRow, 'event_id' | 'id'>, delta: number): Promise<void> {
+  async adjust(pool: Pick<StockPool, 'event_id' | 'id'>, delta: number): Promise<void> {
     this.gate?.check(pool.event_id);
     await (this.redis as unknown as AdjustCommand).adjustStock(
       availabilityKey(pool.event_id, pool.id),
@@ -121,13 +123,13 @@ export class StockStore {
   }
 
   /** Forget a counter so the next read rebuilds it (a pool became uncapped or capped). */
-  async forget(pool: Pick<PoolRow, 'event_id' | 'id'>): Promise<void> {
+  async forget(pool: Pick<StockPool, 'event_id' | 'id'>): Promise<void> {
     this.gate?.check(pool.event_id);
     // The reserve goes with it: the rebuild counts reserved tickets as available again.
     await this.redis.del(availabilityKey(pool.event_id, pool.id), waitlistReserveKey(pool.event_id, pool.id));
   }
 
-  private async rebuild(pools: PoolRow[]): Promise<void> {
+  private async rebuild(pools: StockPool[]): Promise<void> {
     const pending = pools.filter((pool) => !this.rebuilding.has(pool.id));
     if (pending.length > 0) {
       const work = this.restore(pending);
@@ -137,7 +139,7 @@ export class StockStore {
     await Promise.all(pools.map((pool) => this.rebuilding.get(pool.id)));
   }
 
-  private async restore(pools: PoolRow[]): Promise<void> {
+  private async restore(pools: StockPool[]): Promise<void> {
     const snapshot = await this.durable.stockSnapshot(pools.map((pool) => pool.id));
     const restored = new Set<string>();
     await Promise.all(

@@ -7,7 +7,7 @@
  */
 import { defineScript, type RedisClient } from '@partner-api/shared';
 import { expiryKey, holdKey, type HoldRecord, type StockGate } from './hold-book';
-import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-store';
+import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-keys';
 
 // KEYS: 1 reserve, 2 demand, 3 counter, 4 expiry index, 5.. offer hold records.
 // ARGV: 1 demand still waiting, then per offer: hold id, quantity, expiry (ms), record JSON.

@@ -6,9 +6,6 @@
  * says is decided by the service that sends it, the same for every adapter.
  */
 import { z } from 'zod';
-import type { Logger } from '../logger';
-import { LogMailer } from './log-mailer';
-import { SmtpMailer } from './smtp-mailer';
 
 export interface MailMessage {
   to: string;
@@ -33,13 +30,6 @@ export const mailSettings = {
   /** The sender of every email; its domain also names the Message-IDs. */
   MAIL_FROM: z.string().min(3).default('Tickets <tickets@example.com>'),
 };
-
-/** `log` (accepts and logs, sends nothing; the local default) or `smtp` (SMTP_URL). */
-export function createMailer(kind: 'log' | 'smtp', settings: { SMTP_URL?: string | undefined; MAIL_FROM: string }, logger: Logger): Mailer {
-  if (kind === 'log') return new LogMailer(logger);
-  if (!settings.SMTP_URL) throw new Error('SMTP_URL is required for the smtp mailer');
-  return new SmtpMailer({ url: settings.SMTP_URL, from: settings.MAIL_FROM });
-}
 
 /** The domain of MAIL_FROM's address (`Tickets <tickets@example.com>` → `example.com`), for Message-IDs. */
 export const mailDomain = (from: string): string => /@([^\s>]+)/.exec(from)?.[1] ?? 'localhost';
