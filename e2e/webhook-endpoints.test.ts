@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { api, type ErrorBody } from './support/api';
 import { inventoryClient, issueKey, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
-import { Receiver } from '../services/webhooks/test/support';
+import { Receiver, waitFor } from '../services/webhooks/test/support';
 import { partnerAccepts } from './support/webhooks';
 
 interface Endpoint {
@@ -279,7 +279,10 @@ describe('live events', () => {
     expect(request!.headers['service-event-id']).toBe(event.id);
     expect(event).toMatchObject({ livemode: true, organisation_id: organisation.id, data: { object: { slug, status: 'published' } } });
 
-    const health = await api<Endpoint & { last_success_at: string | null }>(`/webhook_endpoints/${endpoint.body.id}`, { key: organisation.key });
-    expect(health.body.last_success_at).not.toBeNull();
+    // The service records the success once the receiver's answer is back (its outcomes are written in batches): a moment after the POST arrived.
+    const lastSuccess = async () =>
+      (await api<Endpoint & { last_success_at: string | null }>(`/webhook_endpoints/${endpoint.body.id}`, { key: organisation.key })).body.last_success_at;
+    await waitFor(async () => (await lastSuccess()) !== null, 10_000, 'the endpoint to record its last success');
+    expect(Date.parse((await lastSuccess())!)).toBeGreaterThan(Date.now() - 60_000);
   });
 });
