@@ -104,8 +104,11 @@ test-contract: up $(VENV)/.stamp ## schemathesis over every operation (fixed see
 # and checks only that shard's events close), and the shard-kill suite
 # SIGKILLs one shard in the middle of a burst of holds.
 REDIS_CLUSTER_URL := redis+cluster://127.0.0.1:17001,127.0.0.1:17002,127.0.0.1:17003
-test-redis-cluster: migrate ## the Redis-touching integration suites against a 3-master Redis Cluster
+test-redis-cluster: migrate ## the Redis-touching integration suites against a 3-master Redis Cluster (stops the local stack)
 	@mkdir -p $(DATA)/test-results
+	@# The local stack's inventory shares this database but not this Redis: its sweeper would end these
+	@# suites' lapsed holds and give their tickets back to the other Redis. It stays stopped (make up).
+	deploy/local/services.sh stop
 	REDIS_CLUSTER=3 deploy/local/infra.sh start redis
 	@# The cluster is stopped again whatever the suites say: nothing of it outlives the run.
 	status=0; $(WITH_ENV) REDIS_URL=$(REDIS_CLUSTER_URL) REDIS_CLUSTER_INFRA=$(CURDIR)/deploy/local/infra.sh \
