@@ -2,7 +2,7 @@
 // bounded in time and connections, figures as a markdown table that is
 // written into docs/benchmarks.md between the benchmark's markers.
 const { spawn } = require('node:child_process');
-const { setTimeout } = require('node:timers');
+const { clearTimeout, setTimeout } = require('node:timers');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -34,6 +34,58 @@ async function httpLoad({ url, headers, connections, seconds }) {
   const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1 });
   const bad = result.non2xx + result.errors + result.timeouts;
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, bad };
+}
+
+/**
+ * Load at a steady state: autocannon runs `rampSeconds` + `seconds`, and the
+ * figures count only requests sent after the ramp. At the start every
+ * connection opens at once and sends its first request in the same
+ * instant, into processes whose batching paths are not yet optimised for
+ * batches that large: a burst no steady on-sale sees again (a deployed
+ * gateway's callers are an ingress's kept-alive connections). The ramp is
+ * reported on its own (`ramp`), not dropped. `onSteady` runs when the ramp
+ * ends (to start CPU readings for the measured window). `rps` counts the
+ * answers with status `expect` (any 2xx when not given); `bad` counts every
+ * other answer, connection error and timeout of the whole run, ramp included.
+ */
+async function steadyLoad({ url, method = 'GET', headers, body, connections, seconds, rampSeconds = 0, expect, onSteady }) {
+  assertLoopback(url);
+  const wanted = (status) => (expect ? status === expect : status >= 200 && status < 300);
+  const started = Date.now();
+  const rampEnds = started + rampSeconds * 1000;
+  const steady = [];
+  const ramp = [];
+  let bad = 0;
+  let answered = 0;
+  const statuses = {};
+  const timer = rampSeconds > 0 && onSteady ? setTimeout(onSteady, rampSeconds * 1000) : (onSteady?.(), undefined);
+  const instance = autocannon({ url, method, headers, body, connections, duration: rampSeconds + seconds, pipelining: 1 });
+  instance.on('response', (_client, status, _bytes, latency) => {
+    answered += 1;
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    if (!wanted(status)) bad += 1;
+    else (Date.now() - latency >= rampEnds ? steady : ramp).push(latency);
+  });
+  const result = await instance;
+  clearTimeout(timer);
+  const measuredSeconds = (started + (rampSeconds + seconds) * 1000 - rampEnds) / 1000;
+  const at = (list, q) => list[Math.min(list.length - 1, Math.floor(q * list.length))] ?? 0;
+  steady.sort((a, b) => a - b);
+  ramp.sort((a, b) => a - b);
+  return {
+    rps: steady.length / measuredSeconds,
+    p50: at(steady, 0.5),
+    p90: at(steady, 0.9),
+    p99: at(steady, 0.99),
+    max: steady.at(-1) ?? 0,
+    created: steady.length,
+    total: answered + result.errors + result.timeouts,
+    bad: bad + result.errors + result.timeouts,
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    ramp: { seconds: rampSeconds, answered: ramp.length, p99: at(ramp, 0.99), max: ramp.at(-1) ?? 0 },
+  };
 }
 
 /** `workers` loops calling `once` until `seconds` pass; latency per call. */
@@ -202,4 +254,4 @@ function cpuByProcess(extra = {}) {
   return { spent: since(cpuSeconds), waited: since(runQueueSeconds) };
 }
 
-module.exports = { ROOT, loadEnv, httpLoad, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess };
+module.exports = { ROOT, loadEnv, httpLoad, steadyLoad, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess };

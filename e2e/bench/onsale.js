@@ -18,16 +18,17 @@ const { execFile } = require('node:child_process');
 const { createHash, randomUUID } = require('node:crypto');
 const os = require('node:os');
 const { setTimeout } = require('node:timers');
-const autocannon = require('autocannon');
 const { Redis } = require('ioredis');
 const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
 const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
 const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/storage/hold-book');
-const { cpuByProcess, freePort, loadEnv, httpLoad, loopLoad, table, record, startService } = require('./lib');
+const { cpuByProcess, freePort, loadEnv, httpLoad, steadyLoad, loopLoad, table, record, startService } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Length of the one-buyer row (the path's time without queues). */
 const ALONE_SECONDS = 3;
+/** The first seconds of a row at full concurrency, as every buyer connects at once: reported apart from the steady figures (lib's steadyLoad). */
+const RAMP_SECONDS = Number(process.env.BENCH_RAMP_SECONDS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
 const PG_POOL_SIZE = Number(process.env.BENCH_PG_POOL ?? 20);
 const REDIS_BENCHMARK_REQUESTS = Number(process.env.BENCH_REDIS_REQUESTS ?? 200_000);
@@ -103,26 +104,13 @@ async function setUpOnSale() {
 }
 
 /**
- * POST load with autocannon, like lib's httpLoad (same client as the GET
- * baseline) plus a method and body; every answer that is not a 201 counts
- * as failed and is reported by status.
+ * POST /checkout_sessions at a steady state (lib's steadyLoad, the same
+ * client as the GET baseline): 201s count as created, every other answer
+ * as failed, reported by status.
  */
-async function createSessions({ url, headers, body, connections, seconds }) {
+function createSessions({ url, headers, body, connections, seconds, rampSeconds = 0, onSteady }) {
   if (!LOOPBACK.includes(new URL(url).hostname)) throw new Error(`benchmarks target loopback only, not ${url}`);
-  const result = await autocannon({ url, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, connections, duration: seconds, pipelining: 1 });
-  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count]));
-  const created = statuses['201'] ?? 0;
-  const answered = Object.values(statuses).reduce((sum, count) => sum + count, 0);
-  return {
-    rps: created / seconds,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    total: answered + result.errors + result.timeouts,
-    bad: answered - created + result.errors + result.timeouts,
-    statuses,
-    errors: result.errors,
-    timeouts: result.timeouts,
-  };
+  return steadyLoad({ url, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, connections, seconds, rampSeconds, expect: 201, onSteady });
 }
 
 async function fullStack() {
@@ -170,13 +158,18 @@ async function measureFullStack(onSale) {
   await createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: 8, seconds: 2 });
 
   const rows = [
-    { name: 'GET / through the gateway, same key (auth, admission script, request log)', ...(await httpLoad({ url: `${base}/`, headers, connections: CONCURRENCY, seconds: SECONDS })) },
+    {
+      name: 'GET / through the gateway, same key (auth, admission script, request log)',
+      ...(await steadyLoad({ url: `${base}/`, headers, connections: CONCURRENCY, seconds: SECONDS, rampSeconds: RAMP_SECONDS })),
+    },
   ];
   // One buyer alone: the path's own time, with no queue at any hop.
   const alone = await createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: 1, seconds: ALONE_SECONDS });
   rows.push({ name: 'POST /checkout_sessions, one buyer alone (no queue anywhere)', ...alone });
-  const cpu = cpuByProcess();
-  const sessions = await createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: CONCURRENCY, seconds: SECONDS });
+  let cpu;
+  const sessions = await createSessions({
+    url: `${base}/checkout_sessions`, headers, body, connections: CONCURRENCY, seconds: SECONDS, rampSeconds: RAMP_SECONDS, onSteady: () => (cpu = cpuByProcess()),
+  });
   const spent = cpu.spent();
   const waited = cpu.waited();
   rows.push({ name: 'POST /checkout_sessions (1 ticket): gateway → orders → inventory hold (PG row + Lua) → session row', ...sessions });
@@ -186,14 +179,19 @@ async function measureFullStack(onSale) {
   if (sessions.errors) other.push(`${sessions.errors} connection errors`);
   if (sessions.timeouts) other.push(`${sessions.timeouts} timeouts`);
   const markdown = [
-    `**1. Full stack.** ${CONCURRENCY} concurrent buyers (autocannon connections), ${SECONDS} s each; checkout sessions created per second counts 201s only.`,
+    `**1. Full stack.** ${CONCURRENCY} concurrent buyers (autocannon connections), ${SECONDS} s each after a ${RAMP_SECONDS} s ramp at the same concurrency ` +
+      '(figures count the requests sent after it; the ramp is reported below the table); checkout sessions created per second counts 201s only.',
     '',
     table(rows, rows[0].name),
     '',
     `Checkout sessions: ${fmtInt(sessions.rps)}/s, ${ratio(sessions.rps, rows[0].rps)} of the gateway's GET / rate; ` +
-      `${sessions.total - sessions.bad} created, non-201 answers: ${other.length ? other.join(', ') : '0'}.`,
+      `${sessions.total - sessions.bad} created, non-201 answers: ${other.length ? other.join(', ') : '0'}. ` +
+      `Latency of the ${fmtInt(sessions.created)} measured: p50 ${sessions.p50.toFixed(0)} ms, p90 ${sessions.p90.toFixed(0)} ms, p99 ${sessions.p99.toFixed(0)} ms, max ${sessions.max.toFixed(0)} ms.`,
     '',
-    `A checkout alone takes ${alone.p50} ms (p50; p99 ${alone.p99} ms). With ${CONCURRENCY} buyers each waiting for their answer, the mean latency is ` +
+    `The ramp (the first ${RAMP_SECONDS} s, as ${CONCURRENCY} buyers connect and send their first request in the same instant): ` +
+      `${fmtInt(sessions.ramp.answered)} created, p99 ${sessions.ramp.p99.toFixed(0)} ms, max ${sessions.ramp.max.toFixed(0)} ms.`,
+    '',
+    `A checkout alone takes ${alone.p50.toFixed(1)} ms (p50; p99 ${alone.p99.toFixed(1)} ms). With ${CONCURRENCY} buyers each waiting for their answer, the mean latency is ` +
       `${CONCURRENCY} ÷ rate = ${((CONCURRENCY * 1000) / Math.max(1, sessions.rps)).toFixed(0)} ms (Little's law): the rest is waiting.`,
     '',
     'Where the CPU of the checkout row went, and how long each process was runnable but waiting for one of the cores (its threads\' run-queue delay from `/proc/<pid>/task/*/schedstat`), per checkout created:',
@@ -201,7 +199,7 @@ async function measureFullStack(onSale) {
     '| Process | Cores busy | CPU ms per checkout | Threads waiting for a core (mean) | Run-queue ms per checkout |',
     '|---|---:|---:|---:|---:|',
     ...Object.entries(spent).map(([name, seconds]) => {
-      const created = Math.max(1, sessions.total - sessions.bad);
+      const created = Math.max(1, sessions.created);
       return `| ${name} | ${(seconds / SECONDS).toFixed(2)} | ${((seconds * 1000) / created).toFixed(2)} | ${(waited[name] / SECONDS).toFixed(2)} | ${((waited[name] * 1000) / created).toFixed(2)} |`;
     }),
     '',
@@ -210,7 +208,7 @@ async function measureFullStack(onSale) {
     '',
     '| Process | Cores busy | CPU ms per checkout |',
     '|---|---:|---:|',
-    ...Object.entries(replicas.spent).map(([name, seconds]) => `| ${name} | ${(seconds / SECONDS).toFixed(2)} | ${((seconds * 1000) / Math.max(1, replicas.sessions.total - replicas.sessions.bad)).toFixed(2)} |`),
+    ...Object.entries(replicas.spent).map(([name, seconds]) => `| ${name} | ${(seconds / SECONDS).toFixed(2)} | ${((seconds * 1000) / Math.max(1, replicas.sessions.created)).toFixed(2)} |`),
   ].join('\n');
   return { markdown, failed: sessions.bad + replicas.sessions.bad };
 }
@@ -226,11 +224,17 @@ async function twoGateways({ headers, body }) {
   try {
     const bases = [process.env.BASE_URL, `http://127.0.0.1:${port}`];
     await createSessions({ url: `${bases[1]}/checkout_sessions`, headers, body, connections: 8, seconds: 2 });
-    const cpu = cpuByProcess({ 'second gateway': [second.pid] });
-    const halves = await Promise.all(bases.map((base) => createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: CONCURRENCY / 2, seconds: SECONDS })));
+    let cpu;
+    const onSteady = () => (cpu = cpuByProcess({ 'second gateway': [second.pid] }));
+    const halves = await Promise.all(
+      bases.map((base, index) =>
+        createSessions({ url: `${base}/checkout_sessions`, headers, body, connections: CONCURRENCY / 2, seconds: SECONDS, rampSeconds: RAMP_SECONDS, onSteady: index === 0 ? onSteady : undefined }),
+      ),
+    );
     const spent = cpu.spent();
     const sum = (field) => halves.reduce((total, half) => total + half[field], 0);
-    return { sessions: { rps: sum('rps'), p50: Math.max(...halves.map((half) => half.p50)), p99: Math.max(...halves.map((half) => half.p99)), total: sum('total'), bad: sum('bad') }, spent };
+    const highest = (field) => Math.max(...halves.map((half) => half[field]));
+    return { sessions: { rps: sum('rps'), p50: highest('p50'), p99: highest('p99'), total: sum('total'), bad: sum('bad'), created: sum('created') }, spent };
   } finally {
     await second.stop();
   }
