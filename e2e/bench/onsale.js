@@ -204,7 +204,7 @@ async function measureFullStack(onSale) {
     }),
     '',
     `Two gateway processes (as two gateway pods behind one Service): ${fmtInt(replicas.sessions.rps)}/s, ${ratio(replicas.sessions.rps, sessions.rps)} of one gateway's rate, ` +
-      `p99 ${replicas.sessions.p99} ms (the higher of the two halves). CPU during that row:`,
+      `p99 ${replicas.sessions.p99.toFixed(0)} ms (the higher of the two halves). CPU during that row:`,
     '',
     '| Process | Cores busy | CPU ms per checkout |',
     '|---|---:|---:|',
