@@ -98,8 +98,10 @@ for _ in $(seq 1 40); do
 done
 grep -q '"object":"list"' <<<"$events" && grep -q '"object":"event"' <<<"$events" || fail "GET /events answered: $events"
 served=()
-for pod in $(kubectl get pods -n "$NS" -l app.kubernetes.io/name=inventory -o jsonpath='{.items[*].status.podIP}'); do
-  calls=$(curl -fsS --max-time 5 "http://$pod:9401/metrics" |
+# Each pod's address and the ops port its spec names (the chart's ports.ops).
+for pod in $(kubectl get pods -n "$NS" -l app.kubernetes.io/name=inventory \
+    -o jsonpath='{range .items[*]}{.status.podIP}:{.spec.containers[0].ports[?(@.name=="ops")].containerPort}{" "}{end}'); do
+  calls=$(curl -fsS --max-time 5 "http://$pod/metrics" |
     awk '/^grpc_server_handling_seconds_count/ { sum += $NF } END { print sum + 0 }')
   served+=("$pod=$calls")
   [[ $calls -gt 0 ]] || fail "inventory pod $pod served no gRPC calls (${served[*]})"
