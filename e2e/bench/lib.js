@@ -85,7 +85,15 @@ async function steadyLoad({ url, method = 'GET', headers, body, connections, sec
     errors: result.errors,
     timeouts: result.timeouts,
     ramp: { seconds: rampSeconds, answered: ramp.length, p99: at(ramp, 0.99), max: ramp.at(-1) ?? 0 },
+    latencies: steady,
   };
+}
+
+/** Percentiles over several loads' measured requests together (e.g. buyers split over two gateways). */
+function mergedLatency(loads) {
+  const all = loads.flatMap((load) => load.latencies).sort((a, b) => a - b);
+  const at = (q) => all[Math.min(all.length - 1, Math.floor(q * all.length))] ?? 0;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: all.at(-1) ?? 0 };
 }
 
 /** `workers` loops calling `once` until `seconds` pass; latency per call. */
@@ -254,4 +262,4 @@ function cpuByProcess(extra = {}) {
   return { spent: since(cpuSeconds), waited: since(runQueueSeconds) };
 }
 
-module.exports = { ROOT, loadEnv, httpLoad, steadyLoad, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess };
+module.exports = { ROOT, loadEnv, httpLoad, steadyLoad, mergedLatency, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess };
