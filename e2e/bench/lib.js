@@ -28,13 +28,8 @@ function assertLoopback(url) {
   if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) throw new Error(`benchmarks target loopback only, not ${host}`);
 }
 
-/** HTTP load with autocannon: fixed duration and connections, stops by itself. */
-async function httpLoad({ url, headers, connections, seconds }) {
-  assertLoopback(url);
-  const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1 });
-  const bad = result.non2xx + result.errors + result.timeouts;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, bad };
-}
+/** HTTP GET load with autocannon: fixed duration and connections, stops by itself (steadyLoad with no ramp). */
+const httpLoad = ({ url, headers, connections, seconds }) => steadyLoad({ url, headers, connections, seconds });
 
 /**
  * Load at a steady state: autocannon runs `rampSeconds` + `seconds`, and the
@@ -58,7 +53,9 @@ async function steadyLoad({ url, method = 'GET', headers, body, connections, sec
   let bad = 0;
   let answered = 0;
   const statuses = {};
-  const timer = rampSeconds > 0 && onSteady ? setTimeout(onSteady, rampSeconds * 1000) : (onSteady?.(), undefined);
+  let timer;
+  if (onSteady && rampSeconds > 0) timer = setTimeout(onSteady, rampSeconds * 1000);
+  else onSteady?.();
   const instance = autocannon({ url, method, headers, body, connections, duration: rampSeconds + seconds, pipelining: 1 });
   instance.on('response', (_client, status, _bytes, latency) => {
     answered += 1;

@@ -109,7 +109,6 @@ async function setUpOnSale() {
  * as failed, reported by status.
  */
 function createSessions({ url, headers, body, connections, seconds, rampSeconds = 0, onSteady }) {
-  if (!LOOPBACK.includes(new URL(url).hostname)) throw new Error(`benchmarks target loopback only, not ${url}`);
   return steadyLoad({ url, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, connections, seconds, rampSeconds, expect: 201, onSteady });
 }
 
