@@ -22,7 +22,7 @@ interface Seen {
 }
 
 async function hops(env: Record<string, string>): Promise<Seen> {
-  const childEnv = { ...process.env, OTEL_SERVICE_NAME: 'telemetry-test', ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, OTEL_SERVICE_NAME: 'telemetry-test', ...env };
   delete childEnv.OTEL_EXPORTER_OTLP_ENDPOINT;
   delete childEnv.OTEL_SDK_DISABLED;
   if (!env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) delete childEnv.OTEL_NODE_ENABLED_INSTRUMENTATIONS;
