@@ -49,6 +49,8 @@ async function steadyLoad({ url, method = 'GET', headers, body, connections, sec
   const started = Date.now();
   const rampEnds = started + rampSeconds * 1000;
   const steady = [];
+  /** When each measured answer came, with its latency: to see whether slow answers come alone or together. */
+  const answers = [];
   const ramp = [];
   let bad = 0;
   let answered = 0;
@@ -61,7 +63,11 @@ async function steadyLoad({ url, method = 'GET', headers, body, connections, sec
     answered += 1;
     statuses[status] = (statuses[status] ?? 0) + 1;
     if (!wanted(status)) bad += 1;
-    else (Date.now() - latency >= rampEnds ? steady : ramp).push(latency);
+    else if (Date.now() - latency < rampEnds) ramp.push(latency);
+    else {
+      steady.push(latency);
+      answers.push([Date.now(), latency]);
+    }
   });
   const result = await instance;
   clearTimeout(timer);
@@ -83,7 +89,22 @@ async function steadyLoad({ url, method = 'GET', headers, body, connections, sec
     timeouts: result.timeouts,
     ramp: { seconds: rampSeconds, answered: ramp.length, p99: at(ramp, 0.99), max: ramp.at(-1) ?? 0 },
     latencies: steady,
+    answers,
   };
+}
+
+/**
+ * How the slow answers of a load came: those more than `marginMs` above
+ * the p50, and how many of them arrived in 100 ms windows that held at
+ * least `together` of them (a pause that held up every request in flight
+ * at once, rather than requests slow on their own).
+ */
+function lateAnswers(load, { marginMs = 35, together = 50 } = {}) {
+  const late = load.answers.filter(([, latency]) => latency > load.p50 + marginMs);
+  const perWindow = new Map();
+  for (const [at] of late) perWindow.set(Math.floor(at / 100), (perWindow.get(Math.floor(at / 100)) ?? 0) + 1);
+  const crowded = [...perWindow.values()].filter((count) => count >= together);
+  return { marginMs, together, late: late.length, share: late.length / Math.max(1, load.answers.length), windows: crowded.length, inWindows: crowded.reduce((sum, count) => sum + count, 0) };
 }
 
 /** Percentiles over several loads' measured requests together (e.g. buyers split over two gateways). */
@@ -259,4 +280,4 @@ function cpuByProcess(extra = {}) {
   return { spent: since(cpuSeconds), waited: since(runQueueSeconds) };
 }
 
-module.exports = { ROOT, loadEnv, httpLoad, steadyLoad, mergedLatency, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess };
+module.exports = { ROOT, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess };

@@ -22,7 +22,7 @@ const { Redis } = require('ioredis');
 const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
 const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
 const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/storage/hold-book');
-const { cpuByProcess, freePort, loadEnv, httpLoad, steadyLoad, mergedLatency, loopLoad, table, record, startService } = require('./lib');
+const { cpuByProcess, freePort, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, startService } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Length of the one-buyer row (the path's time without queues). */
@@ -187,6 +187,8 @@ async function measureFullStack(onSale) {
       `${sessions.total - sessions.bad} created, non-201 answers: ${other.length ? other.join(', ') : '0'}. ` +
       `Latency of the ${fmtInt(sessions.created)} measured: p50 ${sessions.p50.toFixed(0)} ms, p90 ${sessions.p90.toFixed(0)} ms, p99 ${sessions.p99.toFixed(0)} ms, max ${sessions.max.toFixed(0)} ms.`,
     '',
+    lateLine(lateAnswers(sessions)),
+    '',
     `The ramp (the first ${RAMP_SECONDS} s, as ${CONCURRENCY} buyers connect and send their first request in the same instant): ` +
       `${fmtInt(sessions.ramp.answered)} created, p99 ${sessions.ramp.p99.toFixed(0)} ms, max ${sessions.ramp.max.toFixed(0)} ms.`,
     '',
@@ -210,6 +212,15 @@ async function measureFullStack(onSale) {
     ...Object.entries(replicas.spent).map(([name, seconds]) => `| ${name} | ${(seconds / SECONDS).toFixed(2)} | ${((seconds * 1000) / Math.max(1, replicas.sessions.created)).toFixed(2)} |`),
   ].join('\n');
   return { markdown, failed: sessions.bad + replicas.sessions.bad };
+}
+
+/** The tail of the checkout row in words: how many answers were late, and how many of them came together. */
+function lateLine(late) {
+  return (
+    `Answers more than ${late.marginMs} ms above the p50: ${fmtInt(late.late)} (${(late.share * 100).toFixed(1)}%), ` +
+    `of which ${fmtInt(late.inWindows)} came in ${late.windows} windows of 100 ms holding ${late.together} or more each ` +
+    `(every request in flight held up together; docs/benchmarks.md, "The tail at a steady state").`
+  );
 }
 
 /**
