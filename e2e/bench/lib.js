@@ -28,6 +28,12 @@ function assertLoopback(url) {
   if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) throw new Error(`benchmarks target loopback only, not ${host}`);
 }
 
+/** p50, p90, p99 and the maximum of latencies sorted ascending (0 when there are none). */
+function percentiles(sorted) {
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? 0 };
+}
+
 /** HTTP GET load with autocannon: fixed duration and connections, stops by itself (steadyLoad with no ramp). */
 const httpLoad = ({ url, headers, connections, seconds }) => steadyLoad({ url, headers, connections, seconds });
 
@@ -48,7 +54,6 @@ async function steadyLoad({ url, method = 'GET', headers, body, connections, sec
   const wanted = (status) => (expect ? status === expect : status >= 200 && status < 300);
   const started = Date.now();
   const rampEnds = started + rampSeconds * 1000;
-  const steady = [];
   /** When each measured answer came, with its latency: to see whether slow answers come alone or together. */
   const answers = [];
   const ramp = [];
@@ -64,31 +69,24 @@ async function steadyLoad({ url, method = 'GET', headers, body, connections, sec
     statuses[status] = (statuses[status] ?? 0) + 1;
     if (!wanted(status)) bad += 1;
     else if (Date.now() - latency < rampEnds) ramp.push(latency);
-    else {
-      steady.push(latency);
-      answers.push([Date.now(), latency]);
-    }
+    else answers.push([Date.now(), latency]);
   });
   const result = await instance;
   clearTimeout(timer);
   const measuredSeconds = (started + (rampSeconds + seconds) * 1000 - rampEnds) / 1000;
-  const at = (list, q) => list[Math.min(list.length - 1, Math.floor(q * list.length))] ?? 0;
-  steady.sort((a, b) => a - b);
-  ramp.sort((a, b) => a - b);
+  const latencies = answers.map(([, latency]) => latency).sort((a, b) => a - b);
+  const rampTail = percentiles(ramp.sort((a, b) => a - b));
   return {
-    rps: steady.length / measuredSeconds,
-    p50: at(steady, 0.5),
-    p90: at(steady, 0.9),
-    p99: at(steady, 0.99),
-    max: steady.at(-1) ?? 0,
-    created: steady.length,
+    rps: latencies.length / measuredSeconds,
+    ...percentiles(latencies),
+    created: latencies.length,
     total: answered + result.errors + result.timeouts,
     bad: bad + result.errors + result.timeouts,
     statuses,
     errors: result.errors,
     timeouts: result.timeouts,
-    ramp: { seconds: rampSeconds, answered: ramp.length, p99: at(ramp, 0.99), max: ramp.at(-1) ?? 0 },
-    latencies: steady,
+    ramp: { seconds: rampSeconds, answered: ramp.length, p99: rampTail.p99, max: rampTail.max },
+    latencies,
     answers,
   };
 }
@@ -109,9 +107,7 @@ function lateAnswers(load, { marginMs = 35, together = 50 } = {}) {
 
 /** Percentiles over several loads' measured requests together (e.g. buyers split over two gateways). */
 function mergedLatency(loads) {
-  const all = loads.flatMap((load) => load.latencies).sort((a, b) => a - b);
-  const at = (q) => all[Math.min(all.length - 1, Math.floor(q * all.length))] ?? 0;
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: all.at(-1) ?? 0 };
+  return percentiles(loads.flatMap((load) => load.latencies).sort((a, b) => a - b));
 }
 
 /** `workers` loops calling `once` until `seconds` pass; latency per call. */
@@ -132,9 +128,7 @@ async function loopLoad({ once, workers, seconds }) {
       }
     }),
   );
-  latencies.sort((a, b) => a - b);
-  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), total: latencies.length, bad };
+  return { rps: latencies.length / seconds, ...percentiles(latencies.sort((a, b) => a - b)), total: latencies.length, bad };
 }
 
 const fmt = (n, digits = 1) => n.toFixed(digits);
