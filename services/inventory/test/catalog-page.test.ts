@@ -89,7 +89,7 @@ afterAll(async () => {
   await pool.query('DELETE FROM venues WHERE id = ANY($1::bigint[])', [venueIds]);
   await pool.end();
   redis.disconnect();
-});
+}, 60_000);
 
 /** What the per-table reads give for the same page. */
 async function separately(request: { status: string; time: string; limit: number; after?: [string, string] }, now: Date) {
