@@ -19,5 +19,6 @@ export { currentTraceCarrier, inStoredContext, type SpanOutcome, type TraceCarri
 export * from './redis';
 export * from './metrics';
 export * from './write-batches';
+export * from './turn-reads';
 export * from './name-based-uuid';
 export { pageSecurityHeaders } from './web/page-security';

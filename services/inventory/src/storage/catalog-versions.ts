@@ -12,13 +12,18 @@
  * of GET /events are kept under it (a new event changes a page as much as
  * an edit does).
  */
-import { randomBase62, type RedisClient } from '@partner-api/shared';
+import { randomBase62, sharedReadsPerTurn, type RedisClient } from '@partner-api/shared';
 
 export const catalogVersionKey = (eventId: string) => `{ev:${eventId}}:catalog-version`;
 export const organisationCatalogVersionKey = (organisationId: number) => `catalog-version:org:${organisationId}`;
 
 export class CatalogVersions {
-  constructor(private readonly redis: RedisClient) {}
+  /** The holds of one batch check the same event's version: one GET a turn. */
+  private readonly readOfTurn: (key: string) => Promise<string>;
+
+  constructor(private readonly redis: RedisClient) {
+    this.readOfTurn = sharedReadsPerTurn((key) => this.readOrCreate(key));
+  }
 
   /** The event's current version; set to a new token when Redis has none. */
   current(eventId: string): Promise<string> {
@@ -35,7 +40,11 @@ export class CatalogVersions {
     await Promise.all([this.redis.set(catalogVersionKey(eventId), randomBase62(16)), this.redis.set(organisationCatalogVersionKey(organisationId), randomBase62(16))]);
   }
 
-  private async currentOf(key: string): Promise<string> {
+  private currentOf(key: string): Promise<string> {
+    return this.readOfTurn(key);
+  }
+
+  private async readOrCreate(key: string): Promise<string> {
     const seen = await this.redis.get(key);
     if (seen !== null) return seen;
     const token = randomBase62(16);

@@ -8,7 +8,7 @@
  * it is released and a hold whose take was in flight is not taken twice.
  * Concurrent rebuilders agree: only the first restore of a counter writes.
  */
-import { defineScript, isCluster, type RedisClient } from '@partner-api/shared';
+import { defineScript, isCluster, sharedReadsPerTurn, type RedisClient } from '@partner-api/shared';
 import type { HoldBook, RestoredHold, StockGate } from './hold-book';
 import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-keys';
 
@@ -64,6 +64,8 @@ export interface DurableStock {
 export class StockStore {
   /** Rebuilds in progress in this process, per pool id: concurrent readers share one. */
   private readonly rebuilding = new Map<string, Promise<void>>();
+  /** One MGET per set of counters per turn: the holds of one batch read the same pools (keys joined by newlines). */
+  private readonly mgetOfTurn = sharedReadsPerTurn((keys: string) => this.redis.mget(keys.split('\n')));
 
   constructor(
     private readonly redis: RedisClient,
@@ -98,13 +100,13 @@ export class StockStore {
 
   /** The counters of `pools` as stored (null when missing): one MGET on one Redis; on a cluster one per event, whose keys share a slot. */
   private async counters(pools: StockPool[]): Promise<Array<string | null>> {
-    if (!isCluster(this.redis)) return this.redis.mget(pools.map((pool) => availabilityKey(pool.event_id, pool.id)));
+    if (!isCluster(this.redis)) return this.mgetOfTurn(pools.map((pool) => availabilityKey(pool.event_id, pool.id)).join('\n'));
     const byEvent = new Map<string, StockPool[]>();
     for (const pool of pools) byEvent.set(pool.event_id, [...(byEvent.get(pool.event_id) ?? []), pool]);
     const found = new Map<StockPool, string | null>();
     await Promise.all(
       [...byEvent].map(async ([eventId, ofEvent]) => {
-        const values = await this.redis.mget(ofEvent.map((pool) => availabilityKey(eventId, pool.id)));
+        const values = await this.mgetOfTurn(ofEvent.map((pool) => availabilityKey(eventId, pool.id)).join('\n'));
         ofEvent.forEach((pool, index) => found.set(pool, values[index] ?? null));
       }),
     );
