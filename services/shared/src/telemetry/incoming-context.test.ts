@@ -17,9 +17,9 @@ interface Seen {
 
 const activeTraceId = () => trace.getSpanContext(context.active())?.traceId;
 
-async function request(port: number, headers: Record<string, string>): Promise<void> {
+async function request(port: number, headers: Record<string, string>, agent?: http.Agent): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/', headers }, (res) => res.resume().on('end', resolve)).on('error', reject);
+    http.get({ host: '127.0.0.1', port, path: '/', headers, agent }, (res) => res.resume().on('end', resolve)).on('error', reject);
   });
 }
 
@@ -64,5 +64,18 @@ describe('incoming trace context without a collector', () => {
     await request(port, {});
     await sleep(20);
     expect(seen.at(-1)).toEqual({ inHandler: undefined, afterAwait: undefined, onClose: undefined, outgoing: undefined });
+  });
+
+  it('leaves a request without a traceparent outside the trace of the one before it on the same connection', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await request(port, { traceparent: TRACEPARENT }, agent);
+      await request(port, {}, agent);
+      await sleep(20);
+      expect(seen.at(-2)).toMatchObject({ inHandler: TRACE_ID, onClose: TRACE_ID });
+      expect(seen.at(-1)).toEqual({ inHandler: undefined, afterAwait: undefined, onClose: undefined, outgoing: undefined });
+    } finally {
+      agent.destroy();
+    }
   });
 });

@@ -20,6 +20,11 @@ function inRequestContext(emit: Emit): Emit {
   return function emitRequest(this: http.Server, event, ...args) {
     if (event !== 'request') return emit.call(this, event, ...args);
     const [request, response] = args as [http.IncomingMessage, http.ServerResponse];
+    // Nothing to carry (most partners send no trace context): the request already runs in the root
+    // context, and binding its emitters to it would cost every listener a wrapper for no change.
+    if (request.headers.traceparent === undefined && request.headers.baggage === undefined && context.active() === ROOT_CONTEXT) {
+      return emit.call(this, event, ...args);
+    }
     const active = propagation.extract(ROOT_CONTEXT, request.headers);
     context.bind(active, request);
     context.bind(active, response);
