@@ -80,6 +80,34 @@ describe('holding stock', () => {
   });
 });
 
+describe('holds asked for together', () => {
+  it('takes them one after another in the order asked, each answered as if it had come alone', async () => {
+    const eventId = await event({ a: 5 });
+    const other = await event({ a: 1 });
+    const outcomes = await Promise.all([
+      book.hold(eventId, 'first', [line('a', 3, 2)], IN_15_MIN()),
+      book.hold(eventId, 'second', [line('a', 3, 2)], IN_15_MIN()),
+      book.hold(other, 'elsewhere', [line('a', 1, 2)], IN_15_MIN()),
+      book.hold(eventId, 'third', [line('a', 2, 2)], IN_15_MIN()),
+      book.hold(eventId, 'first', [line('a', 3, 2)], IN_15_MIN()),
+      book.hold(eventId, 'fourth', [line('ghost', 1), line('a', 1)], IN_15_MIN()),
+    ]);
+    expect(outcomes).toEqual([
+      { held: true, lowStock: ['a'], soldOut: [] },
+      { held: false, reason: 'short', poolId: 'a', available: 2 },
+      { held: true, lowStock: [], soldOut: ['a'] },
+      { held: true, lowStock: [], soldOut: ['a'] },
+      { held: false, reason: 'already_held' },
+      { held: false, reason: 'unknown_pool', poolId: 'ghost' },
+    ]);
+    expect([await left(eventId, 'a'), await left(other, 'a')]).toEqual([0, 0]);
+    // Each taken hold is recorded with its own tickets: releasing it gives back exactly those.
+    expect(await book.release(eventId, 'first')).toBe(true);
+    expect(await left(eventId, 'a')).toBe(3);
+    expect(await book.expired(eventId, new Date(Date.now() + 16 * 60_000))).toEqual(['third']);
+  });
+});
+
 describe('releasing and committing', () => {
   it('returns a released hold to stock, once', async () => {
     const eventId = await event({ a: 10, b: 5 });

@@ -3,7 +3,9 @@
  * on the Redis shard that owns the event (every key carries `{ev:<id>}`):
  *
  * - hold: every pool of a checkout or none; refuses when any pool is short;
- *   repeating a hold id changes nothing.
+ *   repeating a hold id changes nothing. The holds of one event asked for
+ *   together (an on-sale's batch) go as one script call that takes them one
+ *   after another, each exactly as it would have gone alone.
  * - release: returns a hold's tickets to stock; idempotent. While the pool's
  *   waiting list asks for more than is reserved for it, they go to the
  *   list's reserve instead, in the same step, so a concurrent burst of holds
@@ -22,31 +24,47 @@
  * or reached zero, so `ticket_type.low_inventory` and `event.sold_out` can
  * fire exactly once per crossing.
  */
-import { defineScript, scanEverywhere, type RedisClient } from '@partner-api/shared';
+import { batchWrites, defineScript, scanEverywhere, type RedisClient } from '@partner-api/shared';
 import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-keys';
 
-// KEYS: 1 hold record, 2 expiry index, 3.. pool counters.
-// ARGV: 1 hold id, 2 expiry (ms), 3 record JSON, then per pool: quantity, low-stock threshold.
+// Holds of one event, taken one after another exactly as if each came alone.
+// KEYS: 1 expiry index, 2..n+1 the holds' records, then the pool counters they name.
+// ARGV: 1 n, then per hold: id, expiry (ms), record JSON, pool count, then per pool: its counter's index in KEYS, quantity, low-stock threshold.
+// Returns per hold: {'held', marks...} | {'already_held'} | {'short', pool #, left} | {'unknown_pool', pool #}.
 const HOLD = `
-local pools = #KEYS - 2
-if redis.call('EXISTS', KEYS[1]) == 1 then return {'already_held'} end
-for i = 1, pools do
-  local left = redis.call('GET', KEYS[i + 2])
-  if not left then return {'unknown_pool', i} end
-  if tonumber(left) < tonumber(ARGV[2 + i * 2]) then return {'short', i, tonumber(left)} end
+local results = {}
+local at = 2
+for h = 1, tonumber(ARGV[1]) do
+  local id, expiry, record, pools = ARGV[at], ARGV[at + 1], ARGV[at + 2], tonumber(ARGV[at + 3])
+  local first = at + 4
+  at = first + pools * 3
+  local result
+  if redis.call('EXISTS', KEYS[h + 1]) == 1 then result = {'already_held'} end
+  for i = 1, pools do
+    if result then break end
+    local left = redis.call('GET', KEYS[tonumber(ARGV[first + (i - 1) * 3])])
+    if not left then
+      result = {'unknown_pool', i}
+    elseif tonumber(left) < tonumber(ARGV[first + (i - 1) * 3 + 1]) then
+      result = {'short', i, tonumber(left)}
+    end
+  end
+  if not result then
+    result = {'held'}
+    for i = 1, pools do
+      local quantity = tonumber(ARGV[first + (i - 1) * 3 + 1])
+      local threshold = tonumber(ARGV[first + (i - 1) * 3 + 2])
+      local after = redis.call('DECRBY', KEYS[tonumber(ARGV[first + (i - 1) * 3])], quantity)
+      local before = after + quantity
+      if before > threshold and after <= threshold then table.insert(result, 'low:' .. i) end
+      if before > 0 and after == 0 then table.insert(result, 'out:' .. i) end
+    end
+    redis.call('SET', KEYS[h + 1], record)
+    redis.call('ZADD', KEYS[1], expiry, id)
+  end
+  results[h] = result
 end
-local result = {'held'}
-for i = 1, pools do
-  local quantity = tonumber(ARGV[2 + i * 2])
-  local threshold = tonumber(ARGV[3 + i * 2])
-  local after = redis.call('DECRBY', KEYS[i + 2], quantity)
-  local before = after + quantity
-  if before > threshold and after <= threshold then table.insert(result, 'low:' .. i) end
-  if before > 0 and after == 0 then table.insert(result, 'out:' .. i) end
-end
-redis.call('SET', KEYS[1], ARGV[3])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-return result
+return results
 `;
 
 // KEYS: 1 hold record, 2 expiry index, then per pool (from the record): counter, waitlist reserve, waitlist demand.
@@ -97,7 +115,7 @@ return 1
 `;
 
 interface HoldCommands {
-  holdStock(...args: (string | number)[]): Promise<Array<string | number>>;
+  holdStock(...args: (string | number)[]): Promise<Array<Array<string | number>>>;
   releaseHold(...args: (string | number)[]): Promise<number>;
   commitHold(...args: (string | number)[]): Promise<number>;
   restoreStock(...args: (string | number)[]): Promise<number>;
@@ -144,11 +162,41 @@ export interface HoldRecord {
   pools: Array<{ poolId: string; quantity: number }>;
 }
 
+/** A hold as asked for: the tickets of each pool under one id until expiresAt. */
+interface AskedHold {
+  eventId: string;
+  holdId: string;
+  pools: PoolQuantity[];
+  expiresAt: Date;
+}
+
+/** One hold's answer from the hold script; pools are numbered from 1 in the order they were sent. */
+function holdOutcome([status, ...rest]: Array<string | number>, pools: PoolQuantity[]): HoldOutcome {
+  const poolAt = (index: unknown) => pools[Number(index) - 1]!.poolId;
+  switch (status) {
+    case 'held': {
+      const marks = rest.map(String);
+      return {
+        held: true,
+        lowStock: marks.filter((mark) => mark.startsWith('low:')).map((mark) => poolAt(mark.slice(4))),
+        soldOut: marks.filter((mark) => mark.startsWith('out:')).map((mark) => poolAt(mark.slice(4))),
+      };
+    }
+    case 'short':
+      return { held: false, reason: 'short', poolId: poolAt(rest[0]), available: Number(rest[1]) };
+    case 'unknown_pool':
+      return { held: false, reason: 'unknown_pool', poolId: poolAt(rest[0]) };
+    default:
+      return { held: false, reason: 'already_held' };
+  }
+}
+
 /** Per pool of a release: its counter, then its waiting list's reserve and demand. */
 const releaseKeys = (eventId: string, poolId: string) => [availabilityKey(eventId, poolId), waitlistReserveKey(eventId, poolId), waitlistDemandKey(eventId, poolId)];
 
 export class HoldBook {
   private readonly commands: HoldCommands;
+  private readonly holdTogether: (hold: AskedHold) => Promise<HoldOutcome>;
 
   constructor(
     private readonly redis: RedisClient,
@@ -160,6 +208,7 @@ export class HoldBook {
     defineScript(redis, 'restoreStock', RESTORE);
     defineScript(redis, 'reinstateHold', REINSTATE);
     this.commands = redis as unknown as HoldCommands;
+    this.holdTogether = batchWrites({ key: (hold) => `${hold.eventId}/${hold.holdId}`, write: (holds) => this.holdMany(holds) });
   }
 
   /** Throws while Redis may not be used; callers ask before changing PostgreSQL. */
@@ -175,27 +224,39 @@ export class HoldBook {
   async hold(eventId: string, holdId: string, pools: PoolQuantity[], expiresAt: Date): Promise<HoldOutcome> {
     this.assertUsable(eventId);
     if (new Set(pools.map((pool) => pool.poolId)).size !== pools.length) throw new Error('pools must be merged before holding');
-    const record: HoldRecord = { pools: pools.map(({ poolId, quantity }) => ({ poolId, quantity })) };
-    const keys = [holdKey(eventId, holdId), expiryKey(eventId), ...pools.map((pool) => availabilityKey(eventId, pool.poolId))];
-    const args = [holdId, expiresAt.getTime(), JSON.stringify(record), ...pools.flatMap((pool) => [pool.quantity, pool.threshold])];
-    const [status, ...rest] = await this.commands.holdStock(keys.length, ...keys, ...args);
-    const poolAt = (index: unknown) => pools[Number(index) - 1]!.poolId;
-    switch (status) {
-      case 'held': {
-        const marks = rest.map(String);
-        return {
-          held: true,
-          lowStock: marks.filter((mark) => mark.startsWith('low:')).map((mark) => poolAt(mark.slice(4))),
-          soldOut: marks.filter((mark) => mark.startsWith('out:')).map((mark) => poolAt(mark.slice(4))),
-        };
-      }
-      case 'short':
-        return { held: false, reason: 'short', poolId: poolAt(rest[0]), available: Number(rest[1]) };
-      case 'unknown_pool':
-        return { held: false, reason: 'unknown_pool', poolId: poolAt(rest[0]) };
-      default:
-        return { held: false, reason: 'already_held' };
-    }
+    return this.holdTogether({ eventId, holdId, pools, expiresAt });
+  }
+
+  /** One script call per event for the holds asked for together (batchWrites gathers them; a repeated id goes after). */
+  private async holdMany(holds: readonly AskedHold[]): Promise<HoldOutcome[]> {
+    const byEvent = new Map<string, number[]>();
+    holds.forEach((hold, index) => byEvent.set(hold.eventId, [...(byEvent.get(hold.eventId) ?? []), index]));
+    const outcomes: HoldOutcome[] = [];
+    await Promise.all(
+      [...byEvent].map(async ([eventId, indexes]) => {
+        const ofEvent = indexes.map((index) => holds[index]!);
+        const replies = await this.holdOfEvent(eventId, ofEvent);
+        indexes.forEach((index, n) => (outcomes[index] = holdOutcome(replies[n]!, ofEvent[n]!.pools)));
+      }),
+    );
+    return outcomes;
+  }
+
+  private holdOfEvent(eventId: string, holds: AskedHold[]): Promise<Array<Array<string | number>>> {
+    const counters = [...new Set(holds.flatMap((hold) => hold.pools.map((pool) => pool.poolId)))];
+    const counterAt = new Map(counters.map((poolId, index) => [poolId, 2 + holds.length + index]));
+    const keys = [expiryKey(eventId), ...holds.map((hold) => holdKey(eventId, hold.holdId)), ...counters.map((poolId) => availabilityKey(eventId, poolId))];
+    const args = [
+      holds.length,
+      ...holds.flatMap((hold) => [
+        hold.holdId,
+        hold.expiresAt.getTime(),
+        JSON.stringify({ pools: hold.pools.map(({ poolId, quantity }) => ({ poolId, quantity })) } satisfies HoldRecord),
+        hold.pools.length,
+        ...hold.pools.flatMap((pool) => [counterAt.get(pool.poolId)!, pool.quantity, pool.threshold]),
+      ]),
+    ];
+    return this.commands.holdStock(keys.length, ...keys, ...args);
   }
 
   /** Whether Redis has taken this hold (its record is there). */
