@@ -106,6 +106,19 @@ describe('holds asked for together', () => {
     expect(await left(eventId, 'a')).toBe(3);
     expect(await book.expired(eventId, new Date(Date.now() + 16 * 60_000))).toEqual(['third']);
   });
+
+  it("fails only the holds of an event whose call failed, keeping the other events' answers", async () => {
+    const broken = await event({ a: 5 });
+    await redis.set(availabilityKey(broken, 'a'), 'not a number');
+    const fine = await event({ a: 5 });
+    const [failed, held] = await Promise.allSettled([
+      book.hold(broken, 'b1', [line('a', 1)], IN_15_MIN()),
+      book.hold(fine, 'f1', [line('a', 5, 1)], IN_15_MIN()),
+    ]);
+    expect(failed.status).toBe('rejected');
+    expect(held).toEqual({ status: 'fulfilled', value: { held: true, lowStock: ['a'], soldOut: ['a'] } });
+    expect(await left(fine, 'a')).toBe(0);
+  });
 });
 
 describe('releasing and committing', () => {

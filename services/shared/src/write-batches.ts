@@ -8,21 +8,31 @@
  *     attempt) is written on its own after the batch, so it sees the first's
  *     row exactly as it would have without batching;
  *   - a batch the database refuses is written again item by item, so one bad
- *     row fails only its own caller.
+ *     row fails only its own caller;
+ *   - `write` may answer an Error in place of an item's result, which fails
+ *     that caller alone.
  */
 import DataLoader from 'dataloader';
 
 export interface WriteBatchOptions<I, O> {
   /** What makes two items the same row. */
   key: (item: I) => string;
-  /** One statement for all the items (distinct keys); one result per item, in order. */
-  write: (items: readonly I[]) => Promise<O[]>;
+  /**
+   * One statement for all the items (distinct keys); one result per item, in
+   * order. An Error in an item's place fails that item's caller alone (a
+   * batch written as several calls, one of which failed).
+   */
+  write: (items: readonly I[]) => Promise<Array<O | Error>>;
   /** Items in one statement at most (default 200); more make several batches. */
   maxBatch?: number;
 }
 
 export function batchWrites<I, O>(options: WriteBatchOptions<I, O>): (item: I) => Promise<O> {
-  const writeOne = async (item: I): Promise<O> => (await options.write([item]))[0]!;
+  const writeOne = async (item: I): Promise<O> => {
+    const [result] = await options.write([item]);
+    if (result instanceof Error) throw result;
+    return result!;
+  };
   const loader = new DataLoader<I, O>(
     async (items) => {
       const keys = new Set<string>();

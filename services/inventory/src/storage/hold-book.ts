@@ -208,7 +208,7 @@ export class HoldBook {
     defineScript(redis, 'restoreStock', RESTORE);
     defineScript(redis, 'reinstateHold', REINSTATE);
     this.commands = redis as unknown as HoldCommands;
-    this.holdTogether = batchWrites({ key: (hold) => `${hold.eventId}/${hold.holdId}`, write: (holds) => this.holdMany(holds) });
+    this.holdTogether = batchWrites<AskedHold, HoldOutcome>({ key: (hold) => `${hold.eventId}/${hold.holdId}`, write: (holds) => this.holdMany(holds) });
   }
 
   /** Throws while Redis may not be used; callers ask before changing PostgreSQL. */
@@ -227,16 +227,26 @@ export class HoldBook {
     return this.holdTogether({ eventId, holdId, pools, expiresAt });
   }
 
-  /** One script call per event for the holds asked for together (batchWrites gathers them; a repeated id goes after). */
-  private async holdMany(holds: readonly AskedHold[]): Promise<HoldOutcome[]> {
+  /**
+   * One script call per event for the holds asked for together (batchWrites
+   * gathers them; a repeated id goes after). A call that fails fails the
+   * holds of its event only: the other events' holds were taken and keep
+   * their answers (a retry would find them already held, without the
+   * crossings they caused).
+   */
+  private async holdMany(holds: readonly AskedHold[]): Promise<Array<HoldOutcome | Error>> {
     const byEvent = new Map<string, number[]>();
     holds.forEach((hold, index) => byEvent.set(hold.eventId, [...(byEvent.get(hold.eventId) ?? []), index]));
-    const outcomes: HoldOutcome[] = [];
+    const outcomes: Array<HoldOutcome | Error> = [];
     await Promise.all(
       [...byEvent].map(async ([eventId, indexes]) => {
         const ofEvent = indexes.map((index) => holds[index]!);
-        const replies = await this.holdOfEvent(eventId, ofEvent);
-        indexes.forEach((index, n) => (outcomes[index] = holdOutcome(replies[n]!, ofEvent[n]!.pools)));
+        try {
+          const replies = await this.holdOfEvent(eventId, ofEvent);
+          indexes.forEach((index, n) => (outcomes[index] = holdOutcome(replies[n]!, ofEvent[n]!.pools)));
+        } catch (error) {
+          for (const index of indexes) outcomes[index] = error instanceof Error ? error : new Error(String(error));
+        }
       }),
     );
     return outcomes;
