@@ -7,11 +7,11 @@
  * answered and parsed. Here the first caller of a turn starts the read and
  * every later caller of the same turn with the same key shares its answer.
  *
- * Only callers of the same turn share: the read is sent (ioredis and pg
- * write at the end of the turn) after every caller sharing it had asked,
- * so no caller gets an answer older than its own request, exactly as if it
- * had read alone. A later turn reads again, even while the earlier read is
- * still in flight.
+ * Only callers of the same turn share: the services' auto-pipelining
+ * ioredis clients write the read at the end of the turn, after every caller
+ * sharing it had asked, so no caller gets an answer older than its own
+ * request, exactly as if it had read alone. A later turn reads again, even
+ * while the earlier read is still in flight.
  */
 export function sharedReadsPerTurn<K, V>(read: (key: K) => Promise<V>): (key: K) => Promise<V> {
   let turn: Map<K, Promise<V>> | undefined;
