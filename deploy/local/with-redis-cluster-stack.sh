@@ -2,7 +2,11 @@
 # Runs a command against a stack of its own on the local 3-master Redis
 # Cluster (REDIS_CLUSTER=3, see redis.sh). The stack gets a database and a
 # Kafka topic of its own, made fresh each run, so nothing an earlier run left
-# behind (live holds, endpoints, events) shapes what this one sees. It is
+# behind (live holds, endpoints, events) shapes what this one sees. The topic
+# has a new name each run and is deleted afterwards: the fresh database
+# numbers organisations and tickets from 1 again, and the e2e suites read the
+# topic from its beginning, so a reused topic would hand them an earlier
+# run's events under the same ids. It is
 # migrated and seeded, the five services are started on it, and the command
 # runs with its environment: REDIS_URL (the cluster), DATABASE_URL,
 # KAFKA_TOPIC, the demo keys, and REDIS_CLUSTER_INFRA (infra.sh, for
@@ -27,21 +31,27 @@ database=partner_api_redis_cluster
 cli() { node "$ROOT/services/cli/dist/main.js" "$@"; }
 admin() { psql -q -v ON_ERROR_STOP=1 "$usual_database" -c "$1" >/dev/null; }
 
+kafka_brokers=$(sed -n 's/^KAFKA_BROKERS=//p' "$DATA/infra.env")
+topic_prefix=partner.events.redis-cluster
+drop_topics() { KAFKA_BROKERS=$kafka_brokers node "$HERE/drop-topics.mjs" "$topic_prefix" || true; }
+
 restore() {
   "$HERE/services.sh" start >/dev/null || true
+  drop_topics
   admin "DROP DATABASE IF EXISTS $database WITH (FORCE)" || true
   REDIS_CLUSTER=3 "$HERE/infra.sh" stop redis >/dev/null || true
 }
 trap restore EXIT
 
 REDIS_CLUSTER=3 "$HERE/infra.sh" start redis
+drop_topics
 admin "DROP DATABASE IF EXISTS $database WITH (FORCE)"
 admin "CREATE DATABASE $database"
 status=0
 (
   export DATABASE_URL="${usual_database%/*}/$database"
   export REDIS_URL=$REDIS_URL_LOCAL
-  export KAFKA_TOPIC=partner.events.redis-cluster
+  export KAFKA_TOPIC="$topic_prefix.$(date +%s)"
   export REDIS_CLUSTER_INFRA="$HERE/infra.sh"
   # The usual broker, from infra.env (services.sh and the tests read the rest of it too).
   export "$(grep '^KAFKA_BROKERS=' "$DATA/infra.env")"
