@@ -236,7 +236,11 @@ export class HoldBook {
    */
   private async holdMany(holds: readonly AskedHold[]): Promise<Array<HoldOutcome | Error>> {
     const byEvent = new Map<string, number[]>();
-    holds.forEach((hold, index) => byEvent.set(hold.eventId, [...(byEvent.get(hold.eventId) ?? []), index]));
+    holds.forEach((hold, index) => {
+      const ofEvent = byEvent.get(hold.eventId);
+      if (ofEvent) ofEvent.push(index);
+      else byEvent.set(hold.eventId, [index]);
+    });
     const outcomes: Array<HoldOutcome | Error> = [];
     await Promise.all(
       [...byEvent].map(async ([eventId, indexes]) => {
