@@ -102,11 +102,12 @@ export class DeliveryRepository {
 
   /** Stores the events not stored yet (a re-read message, or one twice in the batch, is skipped); returns the ids it stored. */
   async storeEvents(client: PoolClient, events: ReceivedEvent[]): Promise<string[]> {
-    const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO events (id, organisation_id, type, livemode, payload, trace_context, created_at)
+    const { rows } = await client.query<{ id: string }>({
+      name: 'webhooks.store-events',
+      text: `INSERT INTO events (id, organisation_id, type, livemode, payload, trace_context, created_at)
        SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::boolean[], $5::text[], $6::jsonb[], $7::timestamptz[])
        ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [
+      values: [
         events.map((e) => e.id),
         events.map((e) => e.organisationId),
         events.map((e) => e.type),
@@ -115,23 +116,24 @@ export class DeliveryRepository {
         events.map((e) => JSON.stringify(e.traceContext)),
         events.map((e) => e.createdAt),
       ],
-    );
+    });
     return rows.map((row) => row.id);
   }
 
   /** Attempt 1, due now, of each live event for every enabled live endpoint of its organisation subscribed to its type. */
   async fanOut(client: PoolClient, eventIds: string[]): Promise<number> {
     if (eventIds.length === 0) return 0;
-    const { rowCount } = await client.query(
-      `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at)
+    const { rowCount } = await client.query({
+      name: 'webhooks.fan-out',
+      text: `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at)
        SELECT e.id, ev.id, ev.type, 1, 'scheduled', now()
          FROM events ev
          JOIN endpoints e ON e.organisation_id = ev.organisation_id AND e.mode = 'live' AND e.enabled
                          AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
         WHERE ev.id = ANY ($1::text[]) AND ev.livemode
        ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING`,
-      [eventIds],
-    );
+      values: [eventIds],
+    });
     return rowCount ?? 0;
   }
 
@@ -141,8 +143,9 @@ export class DeliveryRepository {
    * process holds.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.pool.query<ClaimedDelivery>(
-      `WITH due AS (
+    const { rows } = await this.pool.query<ClaimedDelivery>({
+      name: 'webhooks.claim-due',
+      text: `WITH due AS (
          SELECT id FROM deliveries
           WHERE (status = 'scheduled' AND due_at <= now()) OR (status = 'sending' AND lease_until < now())
           ORDER BY due_at
@@ -154,8 +157,8 @@ export class DeliveryRepository {
         WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
        RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.first_attempt, d.replay_id, d.resend,
                  e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, ev.payload, ev.trace_context`,
-      [limit, leaseMs],
-    );
+      values: [limit, leaseMs],
+    });
     return rows;
   }
 
@@ -178,8 +181,9 @@ export class DeliveryRepository {
    * meanwhile) is left as it is.
    */
   async recordSuccesses(successes: SucceededAttempt[]): Promise<void> {
-    await this.pool.query(
-      `WITH done AS (
+    await this.pool.query({
+      name: 'webhooks.record-successes',
+      text: `WITH done AS (
          UPDATE deliveries d SET status = 'succeeded', response_status = s.response_status, duration_ms = s.duration_ms, error = NULL, failure_reason = NULL, lease_until = NULL, updated_at = now()
            FROM unnest($1::bigint[], $2::int[], $3::int[]) AS s(id, response_status, duration_ms)
           WHERE d.id = s.id AND d.status = 'sending'
@@ -188,8 +192,8 @@ export class DeliveryRepository {
          FROM (SELECT DISTINCT endpoint_id FROM done) healed
         WHERE e.id = healed.endpoint_id
           AND (e.consecutive_failures > 0 OR e.last_success_at IS NULL OR e.last_success_at < date_trunc('second', now()))`,
-      [successes.map((s) => s.id), successes.map((s) => s.responseStatus), successes.map((s) => s.durationMs)],
-    );
+      values: [successes.map((s) => s.id), successes.map((s) => s.responseStatus), successes.map((s) => s.durationMs)],
+    });
   }
 
   /** The next attempt after a failed one, due at `dueAt` (also noted on the failed attempt as its next_retry_at). */
