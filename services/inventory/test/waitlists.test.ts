@@ -241,6 +241,39 @@ describe('offering returned tickets', () => {
   });
 });
 
+describe('the allocator round', () => {
+  it('passes over a quiet list without a transaction, and takes a pool up again once tickets return or Redis lost its demand', async () => {
+    const { slug, eventId, poolId, typeId, holds } = await soldOutEvent(2);
+    await join(eventId, typeId, 'quiet@example.com', 2);
+    const passes = jest.spyOn(desk, 'allocate');
+    try {
+      const passedHere = () => passes.mock.calls.filter((call) => call[2] === poolId).length;
+      // Someone waits, nothing has come back, and Redis has the demand the join set: nothing to do.
+      expect(await redis.get(waitlistDemandKey(eventId, poolId))).toBe('2');
+      await desk.allocateAll();
+      expect(passedHere()).toBe(0);
+
+      await lapse(holds);
+      await eventually('the lapsed hold reserved', () => stockOf(eventId, poolId), (stock) => stock.reserved === 2);
+      await desk.allocateAll();
+      expect(passedHere()).toBe(1);
+      expect((await entries(slug)).map((entry) => [entry.state, entry.offeredQuantity])).toEqual([['offered', 2]]);
+      // Offered and taken: quiet again.
+      await desk.allocateAll();
+      expect(passedHere()).toBe(1);
+
+      // A Redis that lost the demand key: the next round puts PostgreSQL's figure back (0: the entry was offered).
+      await join(eventId, typeId, 'later@example.com', 1);
+      await redis.del(waitlistDemandKey(eventId, poolId));
+      await desk.allocateAll();
+      expect(passedHere()).toBe(2);
+      expect(await redis.get(waitlistDemandKey(eventId, poolId))).toBe('1');
+    } finally {
+      passes.mockRestore();
+    }
+  });
+});
+
 /** The one truly external part: a mail system that records what it accepts, or refuses while `refusing`. */
 class RecordingMailer implements Mailer {
   readonly accepted: MailMessage[] = [];

@@ -1,6 +1,6 @@
 import type { ApiError } from '@partner-api/shared';
 import { day, eventRow, NOW, poolRow, ticketTypeRow } from './catalog.fixtures';
-import { planJoin, planOffers, type JoinRequest } from './waitlist-rules';
+import { passHasWork, planJoin, planOffers, type JoinRequest } from './waitlist-rules';
 
 const TYPES = [
   ticketTypeRow({ id: 'ga', pool_ids: ['p1'], max_per_order: 6 }),
@@ -87,5 +87,30 @@ describe('offering reserved tickets', () => {
   it('when nothing (or less than nothing) is free, then nobody is offered', () => {
     expect(planOffers(0, waiting)).toEqual([]);
     expect(planOffers(-2, waiting)).toEqual([]);
+  });
+});
+
+describe('whether an allocator pass has work', () => {
+  const quiet = { waiting_demand: 3, untaken: 0, offers_ended: false };
+  const inStep = { reserved: 0, demand: 3 };
+
+  it('when someone waits, nothing came back and Redis agrees, then the pool is skipped', () => {
+    expect(passHasWork(quiet, inStep)).toBe(false);
+  });
+
+  it('when tickets are reserved beyond the untaken offers, then there is something to offer or put back on sale', () => {
+    expect(passHasWork(quiet, { ...inStep, reserved: 1 })).toBe(true);
+    expect(passHasWork({ ...quiet, waiting_demand: 0 }, { reserved: 2, demand: 0 })).toBe(true);
+  });
+
+  it('when an offer is untaken or its hold has ended, then the pass takes or settles it', () => {
+    expect(passHasWork({ ...quiet, untaken: 1 }, inStep)).toBe(true);
+    expect(passHasWork({ ...quiet, offers_ended: true }, inStep)).toBe(true);
+  });
+
+  it('when Redis has another demand, or none (a loss), then the pass sets it from PostgreSQL', () => {
+    expect(passHasWork(quiet, { ...inStep, demand: 5 })).toBe(true);
+    expect(passHasWork(quiet, { ...inStep, demand: null })).toBe(true);
+    expect(passHasWork({ ...quiet, waiting_demand: 0 }, { reserved: 0, demand: null })).toBe(false);
   });
 });

@@ -77,3 +77,15 @@ export function planOffers(free: number, waiting: readonly WaitingEntry[]): Plan
   }
   return offers;
 }
+
+/**
+ * Whether an allocator pass over a pool would change anything: an offer to
+ * settle, a free reserve to offer (or put back on sale), offers to take, or
+ * a demand in Redis that differs from PostgreSQL's. A pool where none holds
+ * is skipped until the next round, so a quiet list costs a read, not two
+ * transactions. Read without the pool's lock: a change just after the read
+ * is seen by the next round.
+ */
+export function passHasWork(list: { waiting_demand: number; untaken: number; offers_ended: boolean }, stock: { reserved: number; demand: number | null }): boolean {
+  return list.offers_ended || list.untaken > 0 || stock.reserved > list.untaken || (stock.demand ?? 0) !== list.waiting_demand;
+}

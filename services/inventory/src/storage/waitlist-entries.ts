@@ -56,6 +56,19 @@ export interface UntakenOffer {
   expiresAt: Date;
 }
 
+/** A pool with a live list, as the allocator's round reads it. */
+export interface LiveList {
+  event_id: string;
+  pool_id: string;
+  organisation_id: string;
+  /** Tickets the waiting entries ask for. */
+  waiting_demand: number;
+  /** Tickets offered and not yet taken out of the reserve. */
+  untaken: number;
+  /** Some offer's hold has ended (sold or released) and the entry is still `offered`. */
+  offers_ended: boolean;
+}
+
 /** Offers one pass makes or takes at most, so one script's keys stay within what a cluster client defines (shared/redis.ts). */
 export const MAX_OFFERS_PER_PASS = 50;
 
@@ -187,10 +200,20 @@ export class WaitlistEntries {
     await this.db.query('UPDATE waitlist_entries SET email_last_error = $2, email_due_at = now() + make_interval(secs => $3::double precision / 1000) WHERE id = $1', [entryId, error.slice(0, 500), retryInMs]);
   }
 
-  /** Pools with a live list (someone waiting or offered): the allocator's round. */
-  async livePools(): Promise<Array<{ event_id: string; pool_id: string; organisation_id: string }>> {
-    const { rows } = await this.db.query<{ event_id: string; pool_id: string; organisation_id: string }>(
-      "SELECT DISTINCT event_id, pool_id, organisation_id FROM waitlist_entries WHERE state IN ('waiting', 'offered')",
+  /**
+   * Pools with a live list (someone waiting or offered): the allocator's
+   * round, each with what decides whether a pass there has work (see
+   * `passHasWork`), read in one statement without the pools' locks.
+   */
+  async livePools(): Promise<LiveList[]> {
+    const { rows } = await this.db.query<LiveList>(
+      `SELECT w.event_id, w.pool_id, w.organisation_id,
+              COALESCE(sum(w.quantity) FILTER (WHERE w.state = 'waiting'), 0)::integer AS waiting_demand,
+              COALESCE(sum(w.offered_quantity) FILTER (WHERE w.state = 'offered' AND w.taken_at IS NULL), 0)::integer AS untaken,
+              COALESCE(bool_or(w.state = 'offered' AND h.state <> 'held'), false) AS offers_ended
+         FROM waitlist_entries w LEFT JOIN holds h ON h.id = w.hold_id
+        WHERE w.state IN ('waiting', 'offered')
+        GROUP BY w.event_id, w.pool_id, w.organisation_id`,
     );
     return rows;
   }

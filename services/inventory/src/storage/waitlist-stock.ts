@@ -77,6 +77,14 @@ export class WaitlistStock {
     return Number((await this.redis.get(waitlistReserveKey(eventId, poolId))) ?? 0);
   }
 
+  /** The pool's reserve, and the demand Redis has for it (null when it has none, as after a loss). */
+  async listState(eventId: string, poolId: string): Promise<{ reserved: number; demand: number | null }> {
+    this.gate?.check(eventId);
+    // Two GETs of one event's keys, sent together by the auto-pipelining client.
+    const [reserved, demand] = await Promise.all([this.redis.get(waitlistReserveKey(eventId, poolId)), this.redis.get(waitlistDemandKey(eventId, poolId))]);
+    return { reserved: Number(reserved ?? 0), demand: demand === null ? null : Number(demand) };
+  }
+
   /**
    * Takes each offer's tickets out of the reserve as a hold (once per hold
    * id) and sets the demand still waiting; with none, the reserve goes back
