@@ -1,13 +1,13 @@
 import type { Consumer, KafkaMessage } from 'kafkajs';
-import { Kafka, logLevel } from 'kafkajs';
 import { createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceRuntime } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
+import { collectTopicFromNow, testKafka } from '../../shared/test/support';
 
 const ctx: RequestContext = { organisationId: 424242, mode: 'live', keyId: 0, requestId: 'it' };
 let inventory: ServiceRuntime;
 let client: ReturnType<typeof createServiceClient<(typeof gen.inventory.InventoryService)['method']>>;
 let consumer: Consumer;
-const messages: KafkaMessage[] = [];
+let messages: KafkaMessage[];
 
 beforeAll(async () => {
   inventory = await startInventory(
@@ -15,11 +15,7 @@ beforeAll(async () => {
     createLogger('it', 'silent'),
   );
   client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);
-  const kafka = new Kafka({ clientId: 'it', brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:59092').split(','), logLevel: logLevel.NOTHING });
-  consumer = kafka.consumer({ groupId: `it-${randomBase62(10)}` });
-  await consumer.connect();
-  await consumer.subscribe({ topic: 'partner.events.v1', fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void messages.push(message) });
+  ({ messages, consumer } = await collectTopicFromNow(testKafka(), process.env.KAFKA_TOPIC ?? 'partner.events.v1'));
 }, 60_000);
 
 afterAll(async () => {

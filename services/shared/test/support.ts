@@ -63,6 +63,22 @@ export async function collectTopic(kafka: Kafka, topic: string): Promise<{ messa
   return { messages, consumer };
 }
 
+/**
+ * A consumer that collects what a shared topic receives from now on: the
+ * topic keeps every earlier run's events (hundreds of thousands on a
+ * developer's machine after some benchmarks), and reading them all first
+ * would outlast a test.
+ */
+export async function collectTopicFromNow(kafka: Kafka, topic: string): Promise<{ messages: KafkaMessage[]; consumer: Consumer }> {
+  const admin = kafka.admin();
+  await admin.connect();
+  // Where the topic ends now (a new group's own `latest` is resolved later, after run()).
+  const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+  const collected = await collectTopic(kafka, topic);
+  for (const { partition, offset } of ends) collected.consumer.seek({ topic, partition, offset });
+  return collected;
+}
+
 export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
