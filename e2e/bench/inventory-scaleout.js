@@ -13,7 +13,7 @@
  */
 const { setTimeout, clearTimeout } = require('node:timers');
 const { createServiceClient, gen, randomBase62 } = require('@partner-api/shared');
-const { cpuSeconds, loadEnv, loopLoad, record, startInventory } = require('./lib');
+const { cpuSeconds, loadEnv, loopLoad, record, releaseHolds, startInventory } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
@@ -56,11 +56,12 @@ async function main() {
   }, BUDGET_MS);
   guard.unref();
   const processes = [];
+  let event;
   try {
     processes.push(await startInventory(1), await startInventory(2));
     const [a, b] = processes;
     const admin = createServiceClient(gen.inventory.InventoryService, a.address);
-    const event = await onSaleEvent(admin);
+    event = await onSaleEvent(admin);
     admin.close();
 
     const rows = [];
@@ -82,6 +83,8 @@ async function main() {
     record('inventory-scaleout', markdown);
     if (rows.some((row) => row.bad > 0)) process.exitCode = 1;
   } finally {
+    // Its sweepers beside the stack's: the run's 60,000 or so holds go back at once, not in 15 minutes.
+    if (event) await releaseHolds({ organisationId: ctx.organisationId, slug: event.slug });
     await Promise.all(processes.map((proc) => proc.stop()));
     clearTimeout(guard);
   }

@@ -19,7 +19,7 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { setTimeout, clearTimeout } = require('node:timers');
-const { createServiceClient, gen, randomBase62, redisFromEnv, shardOf, keysEverywhere } = require('@partner-api/shared');
+const { createPool, createServiceClient, gen, randomBase62, redisFromEnv, shardOf, keysEverywhere } = require('@partner-api/shared');
 const { HoldBook } = require('../../services/inventory/dist/storage/hold-book');
 const { ROOT, cpuSeconds, loadEnv, loopLoad, pidsNamed, record, startInventory } = require('./lib');
 
@@ -74,8 +74,9 @@ async function rowsFor(label, redisUrl, redisPids) {
   const client = createServiceClient(gen.inventory.InventoryService, inventory.address);
   // Auto-pipelined, as inventory's own client is (redis-gate.ts).
   const redis = redisFromEnv({ ...process.env, REDIS_URL: redisUrl }, { connection: { enableAutoPipelining: true } });
+  let events = [];
   try {
-    const events = await onSaleEvents(client);
+    events = await onSaleEvents(client);
     await keysEverywhere(redis, 'nothing'); // a cluster client knows its slots from here on
     const shards = new Set(events.map((event) => shardOf(redis, `{ev:${event.eventId}}`) ?? 'one'));
     const groups = { inventory: () => [inventory.pid], redis: redisPids, postgres: () => pidsNamed('postgres'), bench: () => [process.pid] };
@@ -97,8 +98,31 @@ async function rowsFor(label, redisUrl, redisPids) {
     return { shards: shards.size, rows: [viaInventory, scriptOnly] };
   } finally {
     client.close();
-    await redis.quit();
     await inventory.stop();
+    await removeRunState(redis, events);
+    await redis.quit();
+  }
+}
+
+/**
+ * Deletes what the run's events left: their keys in this Redis target (the
+ * script-alone rows' hold records have no PostgreSQL row for a sweeper to
+ * release, and each run left about 340,000 of them) and their hold rows.
+ * The events are the run's own; nothing else refers to them.
+ */
+async function removeRunState(redis, events) {
+  let keys = 0;
+  for (const event of events) {
+    const found = await keysEverywhere(redis, `{ev:${event.eventId}}:*`);
+    // One event's keys share a hash tag, so each DEL stays in one slot.
+    for (let start = 0; start < found.length; start += 1000) keys += await redis.del(...found.slice(start, start + 1000));
+  }
+  const pool = createPool({ url: process.env.DATABASE_URL, schema: 'inventory', max: 1, applicationName: 'bench-shards' });
+  try {
+    const { rowCount } = await pool.query('DELETE FROM holds WHERE event_id = ANY ($1::bigint[])', [events.map((event) => event.eventId)]);
+    console.log(`removed the run's ${keys} Redis keys and ${rowCount} hold rows`);
+  } finally {
+    await pool.end();
   }
 }
 

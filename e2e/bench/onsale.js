@@ -22,7 +22,7 @@ const { Redis } = require('ioredis');
 const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
 const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
 const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/storage/hold-book');
-const { cpuByProcess, freePort, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, startService } = require('./lib');
+const { cpuByProcess, freePort, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, releaseHolds, table, record, startService } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Length of the one-buyer row (the path's time without queues). */
@@ -119,32 +119,6 @@ async function fullStack() {
   } finally {
     await releaseHolds(onSale);
     await removeRunRows(onSale);
-  }
-}
-
-/**
- * Ends the run's holds now instead of in 15 minutes: their expiry moves to
- * now, and the stack's inventory sweeper releases them on its usual path
- * (the row, then Redis) while the benchmark waits. Otherwise tens of
- * thousands of holds expire together a quarter of an hour later, in the
- * middle of whatever runs next (a `make test`'s expiry suites among them).
- */
-async function releaseHolds({ organisationId, slug }) {
-  const pool = createPool({ url: process.env.DATABASE_URL, schema: 'inventory', max: 1, applicationName: 'bench-onsale' });
-  try {
-    const event = "(SELECT id FROM events WHERE organisation_id = $1 AND slug = $2)";
-    const started = Date.now();
-    const { rowCount } = await pool.query(`UPDATE holds SET expires_at = now() WHERE event_id = ${event} AND state = 'held'`, [organisationId, slug]);
-    const deadline = Date.now() + 180_000;
-    for (;;) {
-      const { rows } = await pool.query(`SELECT count(*)::int AS held FROM holds WHERE event_id = ${event} AND state = 'held'`, [organisationId, slug]);
-      if (rows[0].held === 0) break;
-      if (Date.now() > deadline) throw new Error(`${rows[0].held} of the run's ${rowCount} holds were still held after 3 minutes (is the inventory sweeper running?)`);
-      await sleep(500);
-    }
-    console.log(`released the run's ${fmtInt(rowCount)} holds in ${((Date.now() - started) / 1000).toFixed(1)} s (the inventory sweeper, expiry moved to now)`);
-  } finally {
-    await pool.end();
   }
 }
 
