@@ -5,7 +5,7 @@
 const { Pool } = require('pg');
 const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
 const { CatalogRepository } = require('@partner-api/inventory/dist/storage/catalog-repository');
-const { cpuByProcess, loadEnv, httpLoad, loopLoad, table, record } = require('./lib');
+const { cpuByProcess, freePort, loadEnv, httpLoad, loopLoad, mergedLatency, table, record, startService } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -42,6 +42,8 @@ async function main() {
   });
   const stackSpent = stackCpu.spent();
   rows.push({ name: 'GET /events?limit=25 through gateway → gRPC → inventory', ...gateway });
+  const twoGateways = await throughTwoGateways(secret);
+  rows.push({ name: 'the same through two gateway processes (two replicas), half the clients on each', ...twoGateways });
   await inventoryPool.end();
 
   const perRequest = (spent, result) => (name) => ((spent[name] * 1000) / Math.max(1, result.total)).toFixed(3);
@@ -58,7 +60,29 @@ async function main() {
   const markdown = `${CONNECTIONS} concurrent clients, ${SECONDS} s each, loopback.\n\n${table(rows, rows[0].name)}\n${cpu}`;
   console.log(markdown);
   record('catalog', markdown);
-  if (gateway.bad > 0) throw new Error(`${gateway.bad} gateway requests failed`);
+  if (gateway.bad + twoGateways.bad > 0) throw new Error(`${gateway.bad + twoGateways.bad} gateway requests failed`);
+}
+
+/**
+ * The stack's row again with a second gateway process beside the stack's,
+ * each taking half the clients: the shape of a deployment, where the chart
+ * runs several gateway pods (two by default) and one process is one core.
+ */
+async function throughTwoGateways(secret) {
+  const port = await freePort();
+  // Logging as the stack's gateway does (startService's default is warnings only): the same work per request.
+  const second = await startService('gateway', 'catalog-second', { HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, { telemetry: true });
+  try {
+    const urls = [process.env.BASE_URL, `http://127.0.0.1:${port}`].map((base) => `${base}/events?limit=25&status=all&time=all`);
+    const headers = { authorization: `Bearer ${secret}` };
+    await httpLoad({ url: urls[1], headers, connections: 4, seconds: 1 });
+    const halves = await Promise.all(urls.map((url) => httpLoad({ url, headers, connections: CONNECTIONS / 2, seconds: SECONDS })));
+    const sum = (field) => halves.reduce((total, half) => total + half[field], 0);
+    // Percentiles over both halves' requests together.
+    return { rps: sum('rps'), ...mergedLatency(halves), total: sum('total'), bad: sum('bad') };
+  } finally {
+    await second.stop();
+  }
 }
 
 main().catch((error) => {
