@@ -116,7 +116,8 @@ describe('ordering.sequence of one ticket', () => {
       ['ticket.checked_in', 4],
     ]);
     expect(delivered.map((body) => body.ordering)).toEqual(rows.map((row) => row.ordering));
-  });
+    // Longer than the deliveries' wait: the webhooks consumer's first group join alone can take seconds on a busy machine.
+  }, 30_000);
 
   it('gives concurrent changes of one ticket distinct numbers in the order they commit', async () => {
     const [ticket] = await tickets.issueForOrder(
