@@ -1,6 +1,6 @@
 /** The domain events on Kafka, as the webhooks service reads them. */
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import { randomBase62 } from '@partner-api/shared';
+import type { Consumer, KafkaMessage } from 'kafkajs';
+import { collectTopicFromNow, testKafka } from '../../services/shared/test/support';
 
 export interface CollectedEvent {
   id: string;
@@ -18,32 +18,19 @@ export interface CollectedEvent {
  * first would outlast a test.
  */
 export class EventCollector {
-  readonly events: CollectedEvent[] = [];
-  private consumer?: Consumer;
+  private collected?: { messages: KafkaMessage[]; consumer: Consumer };
 
   constructor(private readonly organisationId: number) {}
 
+  /** This organisation's events seen so far, in the order they were read. */
+  get events(): CollectedEvent[] {
+    return (this.collected?.messages ?? [])
+      .map((message) => JSON.parse(message.value!.toString()) as CollectedEvent)
+      .filter((event) => event.organisation_id === this.organisationId);
+  }
+
   async start(): Promise<void> {
-    const kafka = new Kafka({
-      clientId: 'e2e-events',
-      brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:59092').split(','),
-      logLevel: logLevel.NOTHING,
-    });
-    const topic = process.env.KAFKA_TOPIC ?? 'partner.events.v1';
-    // Where the topic ends now: everything from there on is read (a group's own `latest` is resolved later, after run()).
-    const admin = kafka.admin();
-    await admin.connect();
-    const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
-    this.consumer = kafka.consumer({ groupId: `e2e-${randomBase62(10)}` });
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic, fromBeginning: true });
-    await this.consumer.run({
-      eachMessage: async ({ message }) => {
-        const event = JSON.parse(message.value!.toString()) as CollectedEvent;
-        if (event.organisation_id === this.organisationId) this.events.push(event);
-      },
-    });
-    for (const { partition, offset } of ends) this.consumer.seek({ topic, partition, offset });
+    this.collected = await collectTopicFromNow(testKafka(), process.env.KAFKA_TOPIC ?? 'partner.events.v1');
   }
 
   /** Waits until `predicate` holds over the events seen so far. */
@@ -57,6 +44,6 @@ export class EventCollector {
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+    await this.collected?.consumer.disconnect();
   }
 }
