@@ -140,6 +140,19 @@ describe('releasing and committing', () => {
     expect(await left(eventId, 'a')).toBe(6);
   });
 
+  it('pays a counter below zero back before the waiting list or sale gets a ticket', async () => {
+    // A rebuild counted two holds whose takes were in flight: one ticket owed, and the list wants 3.
+    const eventId = await event({ a: -1 });
+    await redis.set(`{ev:${eventId}}:wl-demand:a`, 3);
+    await redis.set(`{ev:${eventId}}:hold:x`, JSON.stringify({ pools: [{ poolId: 'a', quantity: 1 }] }));
+    await redis.set(`{ev:${eventId}}:hold:y`, JSON.stringify({ pools: [{ poolId: 'a', quantity: 2 }] }));
+    expect(await book.release(eventId, 'x')).toBe(true);
+    expect([await left(eventId, 'a'), Number(await redis.get(`{ev:${eventId}}:wl-reserve:a`))]).toEqual([0, 0]);
+    expect(await book.hold(eventId, 'h', [line('a', 1)], IN_15_MIN())).toMatchObject({ held: false, reason: 'short' });
+    expect(await book.release(eventId, 'y')).toBe(true);
+    expect([await left(eventId, 'a'), Number(await redis.get(`{ev:${eventId}}:wl-reserve:a`))]).toEqual([0, 2]);
+  });
+
   it('lists holds whose time has passed, and forgets them once released', async () => {
     const eventId = await event({ a: 10 });
     await book.hold(eventId, 'old', [line('a', 1)], new Date(Date.now() - 1000));

@@ -136,6 +136,32 @@ describe('Redis losing its data', () => {
     expect(await available(slug)).toBe(8);
   });
 
+  it('rebuilds below zero when more is recorded than the pool has, and sells only what is really left', async () => {
+    const { slug, eventId, poolId, typeId } = await onSaleEvent(4);
+    const sold = randomBase62(16);
+    await hold(slug, typeId, 3, { id: sold });
+    await redis.del(...(await keysEverywhere(redis, `{ev:${eventId}}:*`)));
+    // Two holds recorded in PostgreSQL whose takes are still in flight (they will be refused): 5 rows on a pool of 4.
+    const inFlight = [randomBase62(16), randomBase62(16)];
+    await db.query(
+      `INSERT INTO holds (id, organisation_id, event_id, pools, state, expires_at)
+       SELECT batch.hold_id, $2, p.event_id, jsonb_build_array(jsonb_build_object('pool_id', p.id::text, 'quantity', 1)), 'held', now() + interval '15 minutes'
+         FROM pools p, unnest($1::text[]) AS batch (hold_id) WHERE p.event_id = $3`,
+      [inFlight, ctx.organisationId, eventId],
+    );
+    // The counter keeps the deficit; partners see none left.
+    expect(await available(slug)).toBe(0);
+    expect(await redis.get(availabilityKey(eventId, poolId))).toBe('-1');
+    // The refused takes are released (as inventory abandons them): the one ticket really left comes back, not two.
+    for (const id of inFlight) expect(await client.releaseHold({ holdId: id }, ctx)).toMatchObject({ released: true });
+    expect(await available(slug)).toBe(1);
+    await expect(hold(slug, typeId, 2)).rejects.toMatchObject({ code: 'exceeds_availability' });
+    await hold(slug, typeId, 1);
+    expect(await available(slug)).toBe(0);
+    const { rows } = await db.query<{ held: number }>("SELECT coalesce(sum((line->>'quantity')::int), 0)::int AS held FROM holds, jsonb_array_elements(pools) line WHERE event_id = $1 AND state = 'held'", [eventId]);
+    expect(rows[0]!.held).toBe(4);
+  });
+
   it('settles holds released or sold between the snapshot and the rebuild', async () => {
     const eventId = `t${randomBase62(10)}`;
     const pool = { id: '1', event_id: eventId, name: 'GA', capacity: 10, sold: 0 };

@@ -319,6 +319,10 @@ export class CatalogRepository {
    * What is left per capped pool by the durable record (capacity less sold
    * less live holds), with the live holds on it: one statement, so one
    * snapshot, and the counter and hold records rebuilt from it agree.
+   * "Left" may be below zero: a hold is recorded before Redis takes it, so
+   * rows whose take is still in flight (and will be refused or fail) can
+   * outnumber the tickets. Their records are written back with the counter,
+   * and releasing them pays the deficit back before anything is sold.
    */
   async stockSnapshot(poolIds: string[]): Promise<Map<string, PoolSnapshot>> {
     if (poolIds.length === 0) return new Map();
@@ -341,7 +345,7 @@ export class CatalogRepository {
           expiresAt: Number(hold.expires_ms),
         }));
         const held = holds.reduce((sum, hold) => sum + hold.pools.filter((line) => line.poolId === row.id).reduce((n, line) => n + line.quantity, 0), 0);
-        return [row.id, { available: Math.max(0, Number(row.unsold) - held), holds }];
+        return [row.id, { available: Number(row.unsold) - held, holds }];
       }),
     );
   }

@@ -6,10 +6,11 @@
  *   repeating a hold id changes nothing. The holds of one event asked for
  *   together (an on-sale's batch) go as one script call that takes them one
  *   after another, each exactly as it would have gone alone.
- * - release: returns a hold's tickets to stock; idempotent. While the pool's
- *   waiting list asks for more than is reserved for it, they go to the
- *   list's reserve instead, in the same step, so a concurrent burst of holds
- *   can never take them (see WaitlistDesk).
+ * - release: returns a hold's tickets to stock; idempotent. A counter a
+ *   rebuild left below zero is paid back first. While the pool's waiting
+ *   list asks for more than is reserved for it, they go to the list's
+ *   reserve instead, in the same step, so a concurrent burst of holds can
+ *   never take them (see WaitlistDesk).
  * - commit: turns a hold into a sale (the tickets stay out of stock).
  * - reinstate: writes a sold hold's record back without moving the
  *   counters, so a sale given back (a comp batch whose tickets could not be
@@ -18,14 +19,16 @@
  * - restore: rebuilds a lost pool counter from the durable record together
  *   with the records of the holds still live on it, so those holds go back
  *   to stock when they are released, and a hold whose take was in flight
- *   finds itself already held instead of being taken twice.
+ *   finds itself already held instead of being taken twice. The counter
+ *   may start below zero (more recorded than the pool has, while refused
+ *   takes are still being released): nothing is held until it is paid back.
  *
  * The hold script reports every pool that crossed its low-stock threshold
  * or reached zero, so `ticket_type.low_inventory` and `event.sold_out` can
  * fire exactly once per crossing.
  */
 import { batchWrites, defineScript, scanEverywhere, type RedisClient } from '@partner-api/shared';
-import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-keys';
+import { availabilityKey, RETURN_TICKETS_LUA, waitlistDemandKey, waitlistReserveKey } from './stock-keys';
 
 // Holds of one event, taken one after another exactly as if each came alone.
 // KEYS: 1 expiry index, 2..n+1 the holds' records, then the pool counters they name.
@@ -69,16 +72,12 @@ return results
 
 // KEYS: 1 hold record, 2 expiry index, then per pool (from the record): counter, waitlist reserve, waitlist demand.
 // ARGV: 1 hold id, then quantities.
-const RELEASE = `
+const RELEASE = `${RETURN_TICKETS_LUA}
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 for i = 1, (#KEYS - 2) / 3 do
-  local quantity = tonumber(ARGV[i + 1])
   local at = 2 + (i - 1) * 3
-  local wanted = tonumber(redis.call('GET', KEYS[at + 3]) or '0') - tonumber(redis.call('GET', KEYS[at + 2]) or '0')
-  local reserved = math.min(quantity, math.max(0, wanted))
-  if reserved > 0 then redis.call('INCRBY', KEYS[at + 2], reserved) end
-  if quantity > reserved then redis.call('INCRBY', KEYS[at + 1], quantity - reserved) end
+  return_tickets(KEYS[at + 1], KEYS[at + 2], KEYS[at + 3], tonumber(ARGV[i + 1]))
 end
 return 1
 `;

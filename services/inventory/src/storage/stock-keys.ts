@@ -10,3 +10,21 @@ export const availabilityKey = (eventId: string, poolId: string) => `{ev:${event
 export const waitlistReserveKey = (eventId: string, poolId: string) => `{ev:${eventId}}:wl-reserve:${poolId}`;
 /** Tickets the pool's waiting entries still ask for (set from PostgreSQL by WaitlistDesk); missing means none. */
 export const waitlistDemandKey = (eventId: string, poolId: string) => `{ev:${eventId}}:wl-demand:${poolId}`;
+
+/**
+ * Lua: returns `quantity` tickets to a pool (KEYS[counter], KEYS[reserve],
+ * KEYS[demand] given by index). A counter below zero is paid back first: a
+ * rebuild counted holds whose takes were still in flight, so those tickets
+ * never existed to give. Then the waiting list's reserve gets what the list
+ * asks for beyond it, and the counter the rest.
+ */
+export const RETURN_TICKETS_LUA = `
+local function return_tickets(counter, reserve, demand, quantity)
+  local owed = math.min(quantity, math.max(0, -tonumber(redis.call('GET', counter) or '0')))
+  local wanted = tonumber(redis.call('GET', demand) or '0') - tonumber(redis.call('GET', reserve) or '0')
+  local reserved = math.min(quantity - owed, math.max(0, wanted))
+  if reserved > 0 then redis.call('INCRBY', reserve, reserved) end
+  if quantity > reserved then return redis.call('INCRBY', counter, quantity - reserved) end
+  return tonumber(redis.call('GET', counter) or '0')
+end
+`;

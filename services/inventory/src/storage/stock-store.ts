@@ -10,7 +10,7 @@
  */
 import { defineScript, isCluster, sharedReadsPerTurn, type RedisClient } from '@partner-api/shared';
 import type { HoldBook, RestoredHold, StockGate } from './hold-book';
-import { availabilityKey, waitlistDemandKey, waitlistReserveKey } from './stock-keys';
+import { availabilityKey, RETURN_TICKETS_LUA, waitlistDemandKey, waitlistReserveKey } from './stock-keys';
 
 /** The fields of a pool the counters need (a CatalogRepository pool row has them). */
 export interface StockPool {
@@ -24,18 +24,11 @@ export type LiveHold = RestoredHold;
 
 // Moves an existing counter only; a missing one is rebuilt from PostgreSQL on read.
 // KEYS: 1 counter, 2 waitlist reserve, 3 waitlist demand. ARGV: 1 delta.
-// Added capacity goes to the waiting list first, as far as it asks for more than is reserved.
-const ADJUST = `
+// Added capacity is returned like released tickets (a deficit first, then the waiting list's reserve).
+const ADJUST = `${RETURN_TICKETS_LUA}
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 local delta = tonumber(ARGV[1])
-if delta > 0 then
-  local wanted = tonumber(redis.call('GET', KEYS[3]) or '0') - tonumber(redis.call('GET', KEYS[2]) or '0')
-  local reserved = math.min(delta, math.max(0, wanted))
-  if reserved > 0 then
-    redis.call('INCRBY', KEYS[2], reserved)
-    delta = delta - reserved
-  end
-end
+if delta > 0 then return return_tickets(KEYS[1], KEYS[2], KEYS[3], delta) end
 return redis.call('INCRBY', KEYS[1], delta)
 `;
 
