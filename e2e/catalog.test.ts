@@ -161,6 +161,34 @@ describe('GET /events', () => {
     expect(Date.parse(stamped.updated_at)).toBeGreaterThanOrEqual(opensAt - 1_000);
   }, 40_000);
 
+  it('answers a polled page the same while nothing changes, and shows a sale and a catalog edit at the next poll', async () => {
+    const org = await newOrganisation(['events:read', 'orders:write']);
+    const ctx = operatorContext(org.id);
+    const slug = uniqueSlug('polled');
+    await inventory.upsertEvent({ fields: { slug, title: 'Polled Show', startsAt: new Date(Date.now() + 7 * 86_400_000).toISOString(), timezone: 'Australia/Sydney' } }, ctx);
+    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Floor', capacity: 5n } }, ctx);
+    const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '40.00', bookingFee: '0.00', maxPerOrder: 4, poolIds: [pool.id] } }, ctx);
+    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+    // The gateway keeps the page's bytes and asks inventory for them by their tag (D355): what it answers must never be stale.
+    const poll = async () => {
+      const response = await fetch(`${env('BASE_URL')}/events?status=all&time=all`, { headers: { authorization: `Bearer ${org.key}` } });
+      expect(response.status).toBe(200);
+      const body = await response.text();
+      const event = (JSON.parse(body) as { data: Array<ApiEvent & { title: string }> }).data[0]!;
+      return { body, remaining: event.ticketing.tickets_remaining, title: event.title };
+    };
+    const first = await poll();
+    expect(first).toMatchObject({ remaining: 5, title: 'Polled Show' });
+    expect((await poll()).body).toBe(first.body);
+    const checkout = await api('/checkout_sessions', { method: 'POST', key: org.key, body: { event_id: slug, items: [{ ticket_type_id: Number(type.id), quantity: 2 }] } });
+    expect(checkout.status).toBe(201);
+    const afterSale = await poll();
+    expect(afterSale.remaining).toBe(3);
+    expect((await poll()).body).toBe(afterSale.body);
+    await inventory.upsertEvent({ idOrSlug: slug, fields: { title: 'Polled Show (moved)' } }, ctx);
+    expect(await poll()).toMatchObject({ remaining: 3, title: 'Polled Show (moved)' });
+  });
+
   it.each([
     ['/events?status=live', 'status'],
     ['/events?time=tomorrow', 'time'],

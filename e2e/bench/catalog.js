@@ -4,7 +4,10 @@
 // in the same run, with the same concurrency.
 const { Pool } = require('pg');
 const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
+const { redisFromEnv } = require('@partner-api/shared');
 const { CatalogRepository } = require('@partner-api/inventory/dist/storage/catalog-repository');
+const { availabilityKey } = require('@partner-api/inventory/dist/storage/stock-keys');
+const { clearInterval, setInterval, setTimeout } = require('node:timers');
 const { cpuByProcess, freePort, loadEnv, httpLoad, loopLoad, mergedLatency, table, record, startService } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -44,6 +47,8 @@ async function main() {
   rows.push({ name: 'GET /events?limit=25 through gateway → gRPC → inventory', ...gateway });
   const twoGateways = await throughTwoGateways(secret);
   rows.push({ name: 'the same through two gateway processes (two replicas), half the clients on each', ...twoGateways });
+  const moving = await whileStockMoves(inventoryPool, secret);
+  rows.push({ name: `the same through one gateway while one event of the page sells (its counter moved ${moving.movesPerSecond} times a second)`, ...moving });
   await inventoryPool.end();
 
   const perRequest = (spent, result) => (name) => ((spent[name] * 1000) / Math.max(1, result.total)).toFixed(3);
@@ -60,7 +65,8 @@ async function main() {
   const markdown = `${CONNECTIONS} concurrent clients, ${SECONDS} s each, loopback.\n\n${table(rows, rows[0].name)}\n${cpu}`;
   console.log(markdown);
   record('catalog', markdown);
-  if (gateway.bad + twoGateways.bad > 0) throw new Error(`${gateway.bad + twoGateways.bad} gateway requests failed`);
+  const failed = gateway.bad + twoGateways.bad + moving.bad;
+  if (failed > 0) throw new Error(`${failed} gateway requests failed`);
 }
 
 /**
@@ -82,6 +88,39 @@ async function throughTwoGateways(secret) {
     return { rps: sum('rps'), ...mergedLatency(halves), total: sum('total'), bad: sum('bad') };
   } finally {
     await second.stop();
+  }
+}
+
+/**
+ * The stack's row while one event of the page sells: its pool counter moves
+ * every millisecond or so (one down, one back up, as holds and releases do),
+ * so most polls find the page's JSON changed and get its bytes again instead
+ * of "unchanged" (D355). The counter ends where it started.
+ */
+async function whileStockMoves(inventoryPool, secret) {
+  const url = `${process.env.BASE_URL}/events?limit=25&status=all&time=all`;
+  const headers = { authorization: `Bearer ${secret}` };
+  const page = await (await fetch(url, { headers })).json();
+  const capped = page.data.find((event) => event.ticketing && event.ticketing.tickets_remaining !== null);
+  if (!capped) throw new Error('no event on the page has a capped pool to move');
+  const { rows } = await inventoryPool.query('SELECT id FROM pools WHERE event_id = $1 AND capacity IS NOT NULL ORDER BY id LIMIT 1', [capped.id]);
+  const key = availabilityKey(String(capped.id), String(rows[0].id));
+  const redis = redisFromEnv(process.env);
+  let moves = 0;
+  let busy = false;
+  const mover = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    redis.incrby(key, moves % 2 === 0 ? -1 : 1).then(() => { moves += 1; busy = false; }, () => { busy = false; });
+  }, 1);
+  try {
+    const result = await httpLoad({ url, headers, connections: CONNECTIONS, seconds: SECONDS });
+    return { ...result, movesPerSecond: Math.round(moves / SECONDS) };
+  } finally {
+    clearInterval(mover);
+    while (busy) await new Promise((resolve) => setTimeout(resolve, 5));
+    if (moves % 2 === 1) await redis.incrby(key, 1);
+    await redis.quit();
   }
 }
 

@@ -202,7 +202,7 @@ it.each([
   for (;;) {
     const typed = await catalog.listEvents(ctx, { status, time, limit: 7, after });
     const rendered = await catalog.listEventsJson(ctx, { status, time, limit: 7, after });
-    expect(JSON.parse(rendered.json.toString('utf8'))).toEqual(typed.data.map((view) => toApiJson(gen.inventory.EventSchema, create(gen.inventory.EventSchema, view))));
+    expect(JSON.parse(rendered.json!.toString('utf8'))).toEqual(typed.data.map((view) => toApiJson(gen.inventory.EventSchema, create(gen.inventory.EventSchema, view))));
     expect(rendered.pageInfo).toEqual(typed.pageInfo);
     if (!typed.pageInfo.hasMore) break;
     after = typed.pageInfo.nextAfter;
@@ -214,9 +214,37 @@ it.each([
   const saved = await Promise.all(pools.map((row) => redis.get(availabilityKey(capped.id!.toString(), row.id))));
   await Promise.all(pools.map((row) => redis.set(availabilityKey(capped.id!.toString(), row.id), '0')));
   try {
-    const sold = (JSON.parse((await catalog.listEventsJson(ctx, { status: 'all', time: 'all', limit: 25, after: '' })).json.toString('utf8')) as Array<{ id: number; sold_out: boolean; ticketing: { tickets_remaining: number | null } }>).find((event) => event.id === Number(capped.id))!;
+    const sold = (JSON.parse((await catalog.listEventsJson(ctx, { status: 'all', time: 'all', limit: 25, after: '' })).json!.toString('utf8')) as Array<{ id: number; sold_out: boolean; ticketing: { tickets_remaining: number | null } }>).find((event) => event.id === Number(capped.id))!;
     expect(sold).toMatchObject({ sold_out: true, ticketing: { tickets_remaining: 0 } });
   } finally {
     await Promise.all(pools.map((row, index) => redis.set(availabilityKey(capped.id!.toString(), row.id), saved[index]!)));
+  }
+});
+
+it('leaves out the JSON a caller already has (its tag), and sends it again once availability moves it', async () => {
+  const request = { status: 'all', time: 'all', limit: 25, after: '' };
+  const first = await catalog.listEventsJson(ctx, request);
+  expect(first).toMatchObject({ unchanged: false, tag: expect.stringMatching(/^[\w-]{22}$/) });
+  const again = await catalog.listEventsJson(ctx, request, first.tag);
+  expect(again).toEqual({ tag: first.tag, unchanged: true, pageInfo: first.pageInfo });
+  // A caller with another page's tag (or none) gets the bytes.
+  expect((await catalog.listEventsJson(ctx, request, 'some-other-page')).json).toEqual(first.json);
+
+  const views = (await catalog.listEvents(ctx, request)).data;
+  const capped = views.find((view) => view.ticketing?.ticketsRemaining !== undefined && view.ticketing.ticketsRemaining > 0n && !view.soldOut)!;
+  const pool = (await repository.poolsForEvents([capped.id!.toString()])).find((row) => row.capacity !== null)!;
+  const key = availabilityKey(capped.id!.toString(), pool.id);
+  const saved = (await redis.get(key))!;
+  await redis.set(key, String(Number(saved) - 1));
+  try {
+    const moved = await catalog.listEventsJson(ctx, request, first.tag);
+    expect(moved.unchanged).toBe(false);
+    expect(moved.tag).not.toBe(first.tag);
+    expect(moved.json!.equals(first.json!)).toBe(false);
+    // Another process renders the same bytes under the same tag: the tag is their hash.
+    const elsewhere = new Catalog(repository, stock, versions, { publicSiteUrl: 'https://tickets.example.com' });
+    expect((await elsewhere.listEventsJson(ctx, request)).tag).toBe(moved.tag);
+  } finally {
+    await redis.set(key, saved);
   }
 });

@@ -22,6 +22,7 @@ import { requestLog } from './middleware/request-log';
 import { requestMetrics } from './middleware/request-metrics';
 import { mountOperations } from './operation-routes';
 import type { EventStreams } from './event-streams';
+import { PageBodies } from './page-bodies';
 import { CursorSealer } from './pagination';
 import { mountEventStream } from './routes/event-stream';
 import { API_OPERATIONS } from './routes';
@@ -66,7 +67,12 @@ export function createApp(deps: AppDependencies): Express {
   app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger));
 
   mountEventStream(app, deps.eventStreams);
-  mountOperations(app, API_OPERATIONS, { clients: deps.clients, sealer: new CursorSealer(deps.cursorSecret), limits: new OperationLimits(deps.redis) });
+  mountOperations(app, API_OPERATIONS, {
+    clients: deps.clients,
+    sealer: new CursorSealer(deps.cursorSecret),
+    limits: new OperationLimits(deps.redis),
+    pageBodies: new PageBodies(),
+  });
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger, API_OPERATIONS));

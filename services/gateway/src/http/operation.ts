@@ -15,16 +15,18 @@ import type { OperationTag } from '../openapi/tags';
 import { z } from '../openapi/zod';
 import { callerContext } from './middleware/authenticate';
 import { assertStorableQuery } from './middleware/request-text';
+import type { PageBodies } from './page-bodies';
 import type { CursorSealer } from './pagination';
 import type { PathId } from './path-ids';
 import type { ServiceClients } from './service-clients';
 import { validate, type ValidateOptions } from './validation';
 
-/** What handlers may use besides their input: the downstream services, the cursor sealer and the per-organisation operation limits. */
+/** What handlers may use besides their input: the downstream services, the cursor sealer, the per-organisation operation limits and the list pages kept by their tags. */
 export interface OperationDeps {
   clients: ServiceClients;
   sealer: CursorSealer;
   limits: OperationLimits;
+  pageBodies: PageBodies;
 }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;

@@ -3,6 +3,7 @@
  * /events/{id}/ticket_types, /venues and /venues/{id}. Anything belonging to
  * another organisation is simply missing.
  */
+import { createHash } from 'node:crypto';
 import { ApiError, decodePosition, encodePosition, notFound, type RequestContext } from '@partner-api/shared';
 import type { CatalogRepository, EventListQuery, EventRow, HydratedEvent, Page, StatusFilter, TimeFilter } from '../storage/catalog-repository';
 import type { CatalogVersions } from '../storage/catalog-versions';
@@ -35,6 +36,9 @@ export interface EventListRequest {
 export const PAGE_TTL_MS = 1_000;
 /** Pages kept per process (organisation × filters × cursor); the oldest read is dropped first. */
 const MAX_PAGES = 2_000;
+
+/** Names a rendered page by its bytes: the same page gets the same tag in every inventory process. */
+const jsonTag = (json: Buffer) => createHash('sha256').update(json).digest('base64url').slice(0, 22);
 
 const STATUSES: StatusFilter[] = ['published', 'draft', 'pending_review', 'cancelled', 'ended', 'all'];
 const TIMES: TimeFilter[] = ['upcoming', 'past', 'all'];
@@ -73,7 +77,7 @@ function pageQueryOf(ctx: RequestContext, request: EventListRequest, now: Date):
 export class Catalog {
   private readonly pages: VersionedSnapshots<Page<HydratedEvent>>;
   /** Each kept page's events rendered as JSON, for as long as the page is kept. */
-  private readonly rendered = new WeakMap<Page<HydratedEvent>, { events: RenderedEvent[]; last?: { stock: string; json: Buffer } }>();
+  private readonly rendered = new WeakMap<Page<HydratedEvent>, { events: RenderedEvent[]; last?: { stock: string; json: Buffer; tag: string } }>();
 
   constructor(
     private readonly repository: CatalogRepository,
@@ -136,8 +140,17 @@ export class Catalog {
     return { data: await this.render(page.rows), pageInfo: { hasMore: page.hasMore, nextAfter: encodePosition(page.last) } };
   }
 
-  /** The same page as the API's JSON array (see rendered-events.ts): rendered once per kept page, availability live. */
-  async listEventsJson(ctx: RequestContext, request: EventListRequest): Promise<{ json: Buffer; pageInfo: ListPage<unknown>['pageInfo'] }> {
+  /**
+   * The same page as the API's JSON array (see rendered-events.ts): rendered
+   * once per kept page, availability live. `tag` names the exact bytes (see
+   * jsonTag); when the caller already has them (`knownTag`), `json` is left
+   * out and `unchanged` set.
+   */
+  async listEventsJson(
+    ctx: RequestContext,
+    request: EventListRequest,
+    knownTag = '',
+  ): Promise<{ json?: Buffer; tag: string; unchanged: boolean; pageInfo: ListPage<unknown>['pageInfo'] }> {
     const page = await this.hydratedPage(pageQueryOf(ctx, request, this.clock()));
     let rendered = this.rendered.get(page);
     if (!rendered) {
@@ -148,8 +161,13 @@ export class Catalog {
     const availability = await this.stock.availability(page.rows.flatMap((hydrated) => hydrated.pools));
     // Polls between sales see the same stock: the last text is reused while every counter reads the same.
     const stock = [...availability.values()].join(',');
-    if (rendered.last?.stock !== stock) rendered.last = { stock, json: Buffer.from(`[${rendered.events.map((event) => fillEvent(event, availability)).join(',')}]`) };
-    return { json: rendered.last.json, pageInfo: { hasMore: page.hasMore, nextAfter: encodePosition(page.last) } };
+    if (rendered.last?.stock !== stock) {
+      const json = Buffer.from(`[${rendered.events.map((event) => fillEvent(event, availability)).join(',')}]`);
+      rendered.last = { stock, json, tag: jsonTag(json) };
+    }
+    const pageInfo = { hasMore: page.hasMore, nextAfter: encodePosition(page.last) };
+    const { json, tag } = rendered.last;
+    return knownTag === tag ? { tag, unchanged: true, pageInfo } : { json, tag, unchanged: false, pageInfo };
   }
 
   /** A page's rows, kept for PAGE_TTL_MS under the organisation's catalog version. */

@@ -21,8 +21,8 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
         after: request.page?.after ?? '',
       };
       if (!request.renderJson) return catalog.listEvents(ctx, page);
-      const { json, pageInfo } = await catalog.listEventsJson(ctx, page);
-      return { dataJson: json, pageInfo };
+      const { json, tag, unchanged, pageInfo } = await catalog.listEventsJson(ctx, page, request.knownJsonTag);
+      return { dataJson: json, jsonTag: tag, jsonUnchanged: unchanged, pageInfo };
     },
     listTicketTypes: async (request, ctx) => ({ data: await catalog.listTicketTypes(ctx, request.eventIdOrSlug) }),
     listVenues: (request, ctx) => catalog.listVenues(ctx, request.page?.limit || 25, request.page?.after ?? ''),
