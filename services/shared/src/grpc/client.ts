@@ -29,10 +29,17 @@ const DEFAULT_DEADLINE_MS = 10_000;
  * plain host:port it is the one address, as before. A server's
  * max_connection_age (server.ts) makes the channel resolve again, so pods
  * added later get their share.
+ *
+ * A lost backend is tried again at least every second. grpc-js's default
+ * backoff grows to two minutes, so a service back after a long outage
+ * could stay unreachable for as long again, every call failing at once
+ * meanwhile (D356).
  */
 export const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 1_000,
 };
 
 type Invoke = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response?: unknown) => void) => void;

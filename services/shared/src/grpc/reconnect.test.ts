@@ -1,0 +1,58 @@
+/**
+ * A backend that was away comes back within about a second, however long
+ * it was away (D356): the channel tries it again at least every second
+ * instead of backing off towards grpc-js's two minutes.
+ */
+import net from 'node:net';
+import pino from 'pino';
+import { InventoryService } from '../gen/partnerapi/inventory/v1/inventory_pb';
+import { createServiceClient } from './client';
+import { addService, startGrpcServer } from './server';
+
+const ctx = { organisationId: 1, mode: 'live' as const, keyId: 1, requestId: 'req_reconnect' };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+it('tries a lost backend at least every second, and serves again within about a second once it is back', async () => {
+  // Something on the port that refuses to speak gRPC: every connection attempt is counted and fails.
+  let attempts = 0;
+  const refuser = net.createServer((socket) => {
+    attempts += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => refuser.listen(0, '127.0.0.1', resolve));
+  const port = (refuser.address() as net.AddressInfo).port;
+  const client = createServiceClient(InventoryService, `127.0.0.1:${port}`);
+  const hold = () => client.holdStock({ holdId: 'h', eventIdOrSlug: 'e', lines: [] }, ctx, { deadlineMs: 150 });
+  try {
+    // Ten seconds away, calls arriving all the while (each fails at once or at its deadline).
+    const away = Date.now();
+    while (Date.now() - away < 10_000) {
+      await expect(hold()).rejects.toBeDefined();
+      await sleep(200);
+    }
+    // grpc-js's defaults try at about 0, 1, 2.6, 5.2 and 9.3 s: five attempts. Every second at most: ten.
+    expect(attempts).toBeGreaterThanOrEqual(8);
+
+    await new Promise<void>((resolve) => refuser.close(() => resolve()));
+    const server = await startGrpcServer(
+      (grpcServer) => addService(grpcServer, InventoryService, { holdStock: async () => ({ eventId: 1n, eventUrl: 'back', lines: [] }) }, pino({ level: 'silent' })),
+      '127.0.0.1',
+      port,
+    );
+    try {
+      const back = Date.now();
+      for (;;) {
+        const answer = await hold().catch(() => undefined);
+        if (answer) break;
+        if (Date.now() - back > 5_000) throw new Error('the backend was not reached again within 5 s');
+        await sleep(50);
+      }
+      expect(Date.now() - back).toBeLessThan(2_000);
+    } finally {
+      server.server.forceShutdown();
+    }
+  } finally {
+    client.close();
+    refuser.close();
+  }
+}, 30_000);
