@@ -31,6 +31,9 @@ let db: Pool;
 let redis: RedisClient;
 let desk: WaitlistDesk;
 let reserve: WaitlistStock;
+let repository: CatalogRepository;
+let stock: StockStore;
+let catalog: Catalog;
 
 beforeAll(async () => {
   inventory = await startInventory(
@@ -40,10 +43,10 @@ beforeAll(async () => {
   client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);
   db = new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=inventory', max: 4 });
   redis = redisFromEnv();
-  const repository = new CatalogRepository(db);
+  repository = new CatalogRepository(db);
   reserve = new WaitlistStock(redis);
-  const stock = new StockStore(redis, repository, new HoldBook(redis));
-  const catalog = new Catalog(repository, stock, new CatalogVersions(redis), { publicSiteUrl: 'https://tickets.example.com' });
+  stock = new StockStore(redis, repository, new HoldBook(redis));
+  catalog = new Catalog(repository, stock, new CatalogVersions(redis), { publicSiteUrl: 'https://tickets.example.com' });
   desk = new WaitlistDesk(db, repository, stock, reserve, catalog, createLogger('it', 'silent'), { offerTtlSeconds: 900 });
 }, 60_000);
 
@@ -270,6 +273,24 @@ describe('the allocator round', () => {
       expect(await redis.get(waitlistDemandKey(eventId, poolId))).toBe('1');
     } finally {
       passes.mockRestore();
+    }
+  });
+  it('logs one line a round, with the count, when Redis cannot be read for any list', async () => {
+    for (const email of ['one@example.com', 'two@example.com']) {
+      const { eventId, typeId } = await soldOutEvent(1);
+      await join(eventId, typeId, email, 1);
+    }
+    // A client that never connects, as while Redis is away: every list's read fails at once.
+    const away = redisFromEnv(process.env, { connection: { lazyConnect: true, enableOfflineQueue: false } });
+    const logger = createLogger('it', 'silent');
+    const warnings = jest.spyOn(logger, 'warn');
+    const cut = new WaitlistDesk(db, repository, stock, new WaitlistStock(away), catalog, logger, { offerTtlSeconds: 900 });
+    try {
+      await cut.allocateAll();
+      expect(warnings).toHaveBeenCalledTimes(1);
+      expect((warnings.mock.calls[0]![0] as { count: number }).count).toBeGreaterThanOrEqual(2);
+    } finally {
+      away.disconnect();
     }
   });
 });

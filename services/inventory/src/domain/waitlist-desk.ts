@@ -149,6 +149,7 @@ export class WaitlistDesk {
     // Every list's Redis side read at once (the client pipelines them): a quiet round is one query and one round trip.
     const stocks = await Promise.allSettled(lists.map((list) => this.reserve.listState(list.event_id, list.pool_id)));
     let offered = 0;
+    const waiting: Array<{ poolId: string; error: unknown }> = [];
     for (const [index, list] of lists.entries()) {
       const stock = stocks[index]!;
       try {
@@ -157,8 +158,12 @@ export class WaitlistDesk {
         offered += await this.allocate(list.organisation_id, list.event_id, list.pool_id);
       } catch (error) {
         // A closed shard or PostgreSQL away: this pool waits for the next pass, the others go on.
-        this.logger.warn({ err: error, poolId: list.pool_id }, 'could not offer tickets to the waiting list');
+        waiting.push({ poolId: list.pool_id, error });
       }
+    }
+    // One line a round, not one per list: during an outage every list fails every second.
+    if (waiting.length > 0) {
+      this.logger.warn({ err: waiting[0]!.error, pools: waiting.map((entry) => entry.poolId).slice(0, 20), count: waiting.length }, 'could not offer tickets to some waiting lists');
     }
     return offered;
   }
