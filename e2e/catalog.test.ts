@@ -1,5 +1,5 @@
 import { api as callApi, env, type ErrorBody } from './support/api';
-import { inventoryClient, issueKey, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
+import { inventoryClient, issueKey, newOrganisation, operatorContext, publishedEvent, uniqueSlug, type InventoryClient } from './support/operator';
 
 interface ApiEvent {
   id: number;
@@ -118,11 +118,7 @@ describe('GET /events', () => {
   it("moves an event's updated_at when its ticket types, pools or sell-out change it, and when a sales window opens (D234)", async () => {
     const org = await newOrganisation(['events:read', 'orders:write']);
     const ctx = operatorContext(org.id);
-    const slug = uniqueSlug('moving');
-    await inventory.upsertEvent({ fields: { slug, title: 'Moving Show', startsAt: new Date(Date.now() + 7 * 86_400_000).toISOString(), timezone: 'Australia/Sydney' } }, ctx);
-    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Floor', capacity: 1n } }, ctx);
-    const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '40.00', bookingFee: '0.00', maxPerOrder: 4, poolIds: [pool.id] } }, ctx);
-    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+    const { slug, poolId, typeId } = await publishedEvent(inventory, org.id, { slugPrefix: 'moving', title: 'Moving Show', capacity: 1 });
     const read = async () => (await api<ApiEvent & { sold_out: boolean }>(`/events/${slug}`, { key: org.key })).body;
     const changedSince = async (since: string) => (await walk<ApiEvent>(`/events?updated_since=${encodeURIComponent(since)}`, org.key)).map((event) => event.slug);
     // The API shows whole seconds: a change is told apart from the last one a second later.
@@ -138,10 +134,10 @@ describe('GET /events', () => {
       last = now;
       return now;
     };
-    expect((await step('price', () => inventory.upsertTicketType({ id: type.id, fields: { price: '45.00' } }, ctx))).ticketing.min_price).toBe('45.00');
-    expect((await step('capacity', () => inventory.upsertPool({ id: pool.id, fields: { capacity: 2n } }, ctx))).ticketing.tickets_remaining).toBe(2);
+    expect((await step('price', () => inventory.upsertTicketType({ id: typeId, fields: { price: '45.00' } }, ctx))).ticketing.min_price).toBe('45.00');
+    expect((await step('capacity', () => inventory.upsertPool({ id: poolId, fields: { capacity: 2n } }, ctx))).ticketing.tickets_remaining).toBe(2);
     const soldOut = await step('sell-out', async () => {
-      const checkout = await api('/checkout_sessions', { method: 'POST', key: org.key, body: { event_id: slug, items: [{ ticket_type_id: Number(type.id), quantity: 2 }] } });
+      const checkout = await api('/checkout_sessions', { method: 'POST', key: org.key, body: { event_id: slug, items: [{ ticket_type_id: Number(typeId), quantity: 2 }] } });
       expect(checkout.status).toBe(201);
     });
     expect(soldOut.sold_out).toBe(true);
@@ -164,11 +160,7 @@ describe('GET /events', () => {
   it('answers a polled page the same while nothing changes, and shows a sale and a catalog edit at the next poll', async () => {
     const org = await newOrganisation(['events:read', 'orders:write']);
     const ctx = operatorContext(org.id);
-    const slug = uniqueSlug('polled');
-    await inventory.upsertEvent({ fields: { slug, title: 'Polled Show', startsAt: new Date(Date.now() + 7 * 86_400_000).toISOString(), timezone: 'Australia/Sydney' } }, ctx);
-    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Floor', capacity: 5n } }, ctx);
-    const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '40.00', bookingFee: '0.00', maxPerOrder: 4, poolIds: [pool.id] } }, ctx);
-    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+    const { slug, typeId } = await publishedEvent(inventory, org.id, { slugPrefix: 'polled', title: 'Polled Show', capacity: 5 });
     // The gateway keeps the page's bytes and asks inventory for them by their tag (D355): what it answers must never be stale.
     const poll = async () => {
       const response = await fetch(`${env('BASE_URL')}/events?status=all&time=all`, { headers: { authorization: `Bearer ${org.key}` } });
@@ -180,7 +172,7 @@ describe('GET /events', () => {
     const first = await poll();
     expect(first).toMatchObject({ remaining: 5, title: 'Polled Show' });
     expect((await poll()).body).toBe(first.body);
-    const checkout = await api('/checkout_sessions', { method: 'POST', key: org.key, body: { event_id: slug, items: [{ ticket_type_id: Number(type.id), quantity: 2 }] } });
+    const checkout = await api('/checkout_sessions', { method: 'POST', key: org.key, body: { event_id: slug, items: [{ ticket_type_id: Number(typeId), quantity: 2 }] } });
     expect(checkout.status).toBe(201);
     const afterSale = await poll();
     expect(afterSale.remaining).toBe(3);

@@ -76,3 +76,21 @@ export function newOrganisation(scopes: string[] = ['events:read']): Promise<{ i
 }
 
 export const uniqueSlug = (prefix: string) => `${prefix}-${randomBase62(8).toLowerCase()}`;
+
+/**
+ * A published event a week out with one pool of `capacity` and one ticket
+ * type on it (40.00, no fee, up to 4 an order), made through inventory's admin API.
+ */
+export async function publishedEvent(
+  inventory: InventoryClient,
+  organisationId: number,
+  options: { slugPrefix: string; title: string; capacity: number },
+): Promise<{ slug: string; poolId: bigint; typeId: bigint }> {
+  const ctx = operatorContext(organisationId);
+  const slug = uniqueSlug(options.slugPrefix);
+  await inventory.upsertEvent({ fields: { slug, title: options.title, startsAt: new Date(Date.now() + 7 * 86_400_000).toISOString(), timezone: 'Australia/Sydney' } }, ctx);
+  const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Floor', capacity: BigInt(options.capacity) } }, ctx);
+  const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '40.00', bookingFee: '0.00', maxPerOrder: 4, poolIds: [pool.id] } }, ctx);
+  await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+  return { slug, poolId: pool.id, typeId: type.id };
+}
