@@ -31,6 +31,12 @@ export const webhooksEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.webhooks, ops
    * hundred deliveries a second even then (D111).
    */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().max(256).default(64),
+  /**
+   * How long a delivered attempt waits for others before their successes
+   * are written together (D357). The slot is free meanwhile; only the
+   * record waits, and a crash within it means a resend (at least once).
+   */
+  WEBHOOK_SUCCESS_LINGER_MS: z.coerce.number().int().min(0).max(10_000).default(5),
   /** A receiver must answer within this (the spec: 10 seconds). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**

@@ -42,7 +42,12 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
     receivers,
     config.WEBHOOK_RETRY_SCHEDULE,
     // A claimed attempt stays this process's well past the receiver's deadline; after that a process that died no longer holds it.
-    { concurrency: config.WEBHOOK_CONCURRENCY, leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000, observer: new DeliveryMetrics(runtime.metrics) },
+    {
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000,
+      successLingerMs: config.WEBHOOK_SUCCESS_LINGER_MS,
+      observer: new DeliveryMetrics(runtime.metrics),
+    },
     runtime.logger,
   );
   const eventFeed = new EventFeedRepository(pool);
@@ -56,6 +61,8 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
   await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers), feed, dashboard), config.GRPC_PORT);
   // Retention: a bounded batch per tick, so pruning never holds the tables for long (D280).
   runtime.every('event retention', config.EVENT_RETENTION_INTERVAL_MS, () => eventFeed.prune(new Date(Date.now() - EVENT_RETENTION_MS), config.EVENT_RETENTION_BATCH));
+  // Registered before the sender, so it runs after the sender has stopped (closers run in reverse): the last successes are written.
+  runtime.lifecycle.onShutdown('webhook successes', () => deliveries.recorded());
   const sender = runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
   await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, async (messages) => {
     // What this process just scheduled is sent now rather than at the next poll.

@@ -7,7 +7,7 @@
  */
 import type { Pool } from 'pg';
 import { verifySignature } from '../src';
-import { eventBody, liveContext, startService, deliverySuite, waitFor } from './support';
+import { eventBody, liveContext, scratchDatabase, startService, deliverySuite, waitFor } from './support';
 
 const organisationId = 810_000 + Math.floor(Math.random() * 9_999);
 const ctx = liveContext(organisationId);
@@ -201,6 +201,25 @@ describe('retries and endpoint health', () => {
     expect(statuses).not.toContain('scheduled');
     expect(statuses).toContain('failed');
   });
+});
+
+describe('shutting down', () => {
+  it('writes the successes still waiting for their group before it stops', async () => {
+    // A process of its own (database and topic), whose successes wait 5 s for company: longer than stopping takes.
+    const database = await scratchDatabase();
+    const lingering = await startService(database.url, { WEBHOOK_SUCCESS_LINGER_MS: '5000' });
+    try {
+      await lingering.client.createEndpoint({ url: `${suite.receiver.url}/lingering`, eventTypes: [], mode: '' }, ctx);
+      const event = eventBody(organisationId, 'event.updated');
+      await suite.producer.send(lingering.topic, [event.body]);
+      await waitFor(async () => suite.receiver.requests.some((request) => request.path === '/lingering'), 10_000, 'the delivery');
+      await lingering.stop();
+      expect((await deliveriesOf(database.pool, event.id)).map((row) => row.status)).toEqual(['succeeded']);
+    } finally {
+      await lingering.stop().catch(() => undefined);
+      await database.drop();
+    }
+  }, 30_000);
 });
 
 describe('secret rotation', () => {

@@ -30,4 +30,19 @@ describe('BatchWriter', () => {
     await writer.settled();
     expect(calls).toBe(2);
   });
+
+  it('with a linger, waits that long for more items before each write', async () => {
+    const writes: number[][] = [];
+    const writer = new BatchWriter<number>(async (items) => void writes.push(items), { lingerMs: 30 });
+    const first = writer.add(1);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = writer.add(2);
+    expect(writes).toEqual([]);
+    await Promise.all([first, second]);
+    expect(writes).toEqual([[1, 2]]);
+    const third = writer.add(3);
+    await third;
+    expect(writes).toEqual([[1, 2], [3]]);
+    await writer.settled();
+  });
 });

@@ -9,8 +9,9 @@
  * 2. drain: a rolling pool of senders claims due attempts in bulk with a
  *    lease, signs and POSTs each, and refills a slot as soon as its POST
  *    is answered. A success is recorded with the endpoint's health in one
- *    statement shared with every other success that finished meanwhile
- *    (group commit), after its slot is free again. A failure is recorded
+ *    statement shared with every other success that finished meanwhile or
+ *    within a few milliseconds after (group commit with a linger), after
+ *    its slot is free again. A failure is recorded
  *    in its own transaction, in its slot: it schedules the next attempt by
  *    the retry schedule, unless it was the last or the health rules disable
  *    the endpoint (which cancels what it still had scheduled, and writes
@@ -41,6 +42,8 @@ export interface DeliveryOptions {
   concurrency: number;
   /** How long a claimed attempt is this sender's before another may take it over. */
   leaseMs: number;
+  /** How long a success waits for others to be written with it (BatchWriter's linger). */
+  successLingerMs?: number;
   /** Told of every attempt's outcome and every endpoint disabled (the metrics). */
   observer?: DeliveryObserver;
 }
@@ -85,7 +88,7 @@ export class Deliveries {
       // The attempt stays claimed; its lease runs out and it is sent again.
       (error) => this.logger.error({ err: error }, 'a delivery attempt could not be recorded'),
     );
-    this.successes = new BatchWriter((attempts) => this.deliveries.recordSuccesses(attempts));
+    this.successes = new BatchWriter((attempts) => this.deliveries.recordSuccesses(attempts), { lingerMs: options.successLingerMs });
   }
 
   /** Messages of the events topic, stored and fanned out in one transaction; returns how many deliveries they scheduled. */
@@ -101,13 +104,19 @@ export class Deliveries {
     return inTransaction(this.pool, async (client) => this.deliveries.fanOut(client, await this.deliveries.storeEvents(client, events)));
   }
 
-  /** Sends until nothing is due; resolves once every attempt it sent is recorded. */
+  /**
+   * Sends until nothing is due; resolves once every attempt it sent is
+   * answered (a failure recorded). Successes are still being written
+   * together meanwhile (see recorded): the next drain need not wait for
+   * them, their rows are `sending` under a lease no other claim takes.
+   */
   async drain(): Promise<void> {
-    try {
-      await this.senders.drain();
-    } finally {
-      await this.successes.settled();
-    }
+    await this.senders.drain();
+  }
+
+  /** Resolves once every success so far is written (shutdown waits for this). */
+  async recorded(): Promise<void> {
+    await this.successes.settled();
   }
 
   private attempt(delivery: ClaimedDelivery): Promise<void> {
