@@ -1,7 +1,8 @@
 /**
- * The Redis keys of an event's stock. Every key of one event carries the
- * hash tag `{ev:<id>}`, so the scripts over an event run on one Redis
- * Cluster shard.
+ * The Redis keys of an event's stock, and the one step the release and
+ * adjust scripts share (returning tickets to a pool). Every key of one
+ * event carries the hash tag `{ev:<id>}`, so the scripts over an event run
+ * on one Redis Cluster shard.
  */
 
 /** Tickets left for sale in a pool. */
