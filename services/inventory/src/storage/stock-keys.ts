@@ -13,8 +13,9 @@ export const waitlistReserveKey = (eventId: string, poolId: string) => `{ev:${ev
 export const waitlistDemandKey = (eventId: string, poolId: string) => `{ev:${eventId}}:wl-demand:${poolId}`;
 
 /**
- * Lua: returns `quantity` tickets to a pool (KEYS[counter], KEYS[reserve],
- * KEYS[demand] given by index). A counter below zero is paid back first: a
+ * Lua: `return_tickets(counter, reserve, demand, quantity)` returns
+ * `quantity` tickets to a pool, given the names of its counter, its waiting
+ * list's reserve and demand. A counter below zero is paid back first: a
  * rebuild counted holds whose takes were still in flight, so those tickets
  * never existed to give. Then the waiting list's reserve gets what the list
  * asks for beyond it, and the counter the rest.
