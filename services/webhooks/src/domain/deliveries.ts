@@ -12,11 +12,11 @@
  * 2. drain: a rolling pool of senders takes those, claims other due
  *    attempts (retries, replays, leases run out, what the fan-out only
  *    scheduled) in bulk with a lease, signs and POSTs each, and refills a
- *    slot as soon as its POST is answered. A success is recorded with the endpoint's health in one
- *    statement shared with every other success that finished meanwhile or
- *    within a few milliseconds after (group commit with a linger), after
- *    its slot is free again. A failure is recorded
- *    in its own transaction, in its slot: it schedules the next attempt by
+ *    slot as soon as its POST is answered. A success is recorded with the
+ *    endpoint's health in one statement shared with every other success
+ *    that finished meanwhile or within a few milliseconds after (group
+ *    commit with a linger), after its slot is free again. A failure is
+ *    recorded in its own transaction, in its slot: it schedules the next attempt by
  *    the retry schedule, unless it was the last or the health rules disable
  *    the endpoint (which cancels what it still had scheduled, and writes
  *    the notice the organisation's owners and admins are emailed from).
@@ -119,7 +119,10 @@ export class Deliveries {
     const claimedAt = Date.now();
     const claim = { limit: this.stopped ? 0 : this.fresh.room(), leaseMs: this.options.leaseMs };
     // Only events stored just now fan out; test-mode events never do (test endpoints get only test sends).
-    const { written, claimed } = await inTransaction(this.pool, async (client) => this.deliveries.fanOut(client, await this.deliveries.storeEvents(client, events), claim));
+    const { written, claimed } = await inTransaction(this.pool, async (client) => {
+      const stored = await this.deliveries.storeEvents(client, events);
+      return this.deliveries.fanOut(client, stored, claim);
+    });
     // Committed: the claimed attempts are this process's until their lease ends.
     const byId = new Map(events.map((event) => [event.id, event]));
     this.fresh.add(claimed.map((delivery) => withEvent(delivery, byId.get(delivery.event_id)!)), claimedAt);
@@ -152,8 +155,12 @@ export class Deliveries {
    * far is written.
    */
   async close(): Promise<void> {
-    await this.deliveries.returnClaims(this.fresh.takeAll().map((delivery) => delivery.id));
-    await this.successes.settled();
+    try {
+      await this.deliveries.returnClaims(this.fresh.takeAll().map((delivery) => delivery.id));
+    } finally {
+      // Not returned (PostgreSQL gone): their lease runs out instead. The successes are written either way.
+      await this.successes.settled();
+    }
   }
 
   /**
