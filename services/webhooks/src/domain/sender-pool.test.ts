@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import { SenderPool } from './sender-pool';
 
 /** A claim that hands out `total` numbered items, recording each limit asked for. */
@@ -84,5 +85,20 @@ describe('SenderPool', () => {
     );
     await expect(failing.drain()).rejects.toThrow('database gone');
     expect(settled).toBe(true);
+  });
+
+  it('waits for a free slot without work per send in flight: a few promises per send, not one per slot', async () => {
+    const { claim } = source(2_000);
+    let promises = 0;
+    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && (promises += 1)) });
+    const pool = new SenderPool(64, claim, () => new Promise<void>((resolve) => setImmediate(resolve)), () => undefined);
+    hook.enable();
+    try {
+      await pool.drain();
+    } finally {
+      hook.disable();
+    }
+    // Waiting on a race over the 64 sends in flight made some 70 promises per send.
+    expect(promises / 2_000).toBeLessThan(12);
   });
 });
