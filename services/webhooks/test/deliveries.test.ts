@@ -257,6 +257,14 @@ describe('attempts claimed as the fan-out writes them', () => {
     for (const row of sending) expect(after.find((each) => each.id === row.id)).toMatchObject({ status: 'scheduled', leased: null, sent: false });
     expect((await repository.claimDue(10, 60_000)).map((attempt) => attempt.id).sort()).toEqual(sending.map((row) => row.id).sort());
   });
+
+  it('leaves a claim whose lease ran out as it is: it may be another process\'s by now', async () => {
+    const repository = new DeliveryRepository(database.pool as never);
+    const [expired] = (await attempts(database.pool)).filter((row) => row.status === 'sending');
+    await database.pool.query("UPDATE deliveries SET lease_until = now() - interval '1 second' WHERE id = $1", [expired!.id]);
+    await repository.returnClaims([expired!.id]);
+    expect((await attempts(database.pool)).find((row) => row.id === expired!.id)).toMatchObject({ status: 'sending', sent: true });
+  });
 });
 
 describe('fresh attempts and the table', () => {

@@ -156,12 +156,16 @@ export class DeliveryRepository {
     return { written: rows.length, claimed };
   }
 
-  /** Claimed attempts this process will not send after all, scheduled again at once for whichever sender claims next. */
+  /**
+   * Claimed attempts this process will not send after all, scheduled again
+   * at once for whichever sender claims next. Only while the lease still
+   * holds: one that ran out may already be another process's.
+   */
   async returnClaims(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.pool.query(
       `UPDATE deliveries SET status = 'scheduled', lease_until = NULL, sent_at = NULL, updated_at = now()
-        WHERE id = ANY ($1::bigint[]) AND status = 'sending'`,
+        WHERE id = ANY ($1::bigint[]) AND status = 'sending' AND lease_until > now()`,
       [ids],
     );
   }
