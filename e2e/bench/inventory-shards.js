@@ -21,7 +21,7 @@ const path = require('node:path');
 const { setTimeout, clearTimeout } = require('node:timers');
 const { createPool, createServiceClient, gen, randomBase62, redisFromEnv, shardOf, keysEverywhere } = require('@partner-api/shared');
 const { HoldBook } = require('../../services/inventory/dist/storage/hold-book');
-const { ROOT, cpuSeconds, loadEnv, loopLoad, pidsNamed, record, startInventory } = require('./lib');
+const { ROOT, cpuSeconds, loadEnv, loopLoad, pidsNamed, record, startInventory, usedSince } = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
@@ -59,12 +59,10 @@ async function onSaleEvents(client) {
 /** Runs `once` for SECONDS from CONCURRENCY loops, with the cores each group of processes used meanwhile. */
 async function measure(name, once, groups) {
   await loopLoad({ once, workers: 20, seconds: 1 }); // connections up, scripts loaded
-  const pids = Object.fromEntries(Object.entries(groups).map(([group, list]) => [group, list()]));
-  const usage = () => Object.fromEntries(Object.entries(pids).map(([group, list]) => [group, list.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
-  const before = usage();
+  const spent = usedSince(groups, cpuSeconds);
   const result = await loopLoad({ once, workers: CONCURRENCY, seconds: SECONDS });
-  const after = usage();
-  const cores = Object.fromEntries(Object.keys(pids).map((group) => [group, (after[group] - before[group]) / SECONDS]));
+  const used = spent();
+  const cores = Object.fromEntries(Object.keys(groups).map((group) => [group, used[group] / SECONDS]));
   return { name, ...result, cores };
 }
 

@@ -256,23 +256,30 @@ function cpuByProcess(extra = {}) {
     ...Object.fromEntries(Object.entries(extra).map(([name, pids]) => [name, () => pids])),
     'load generator (this process)': () => [process.pid],
   };
-  // Per pid, so a process started during the row (a new PostgreSQL backend) counts from zero, and one that ended counts what it had.
-  const read = (measure) => Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, new Map(list().map((pid) => [pid, measure(pid)]))]));
-  const since = (measure) => {
-    const before = read(measure);
-    return () => {
-      const after = read(measure);
-      const used = Object.fromEntries(
-        Object.keys(groups).map((name) => {
-          const pids = new Set([...before[name].keys(), ...after[name].keys()]);
-          return [name, [...pids].reduce((sum, pid) => sum + Math.max(0, (after[name].get(pid) ?? before[name].get(pid)) - (before[name].get(pid) ?? 0)), 0)];
-        }),
-      );
-      used.total = Object.values(used).reduce((sum, seconds) => sum + seconds, 0);
-      return used;
-    };
+  return { spent: usedSince(groups, cpuSeconds), waited: usedSince(groups, runQueueSeconds) };
+}
+
+/**
+ * Starts measuring `measure` (seconds a process has used of something) for
+ * each group of processes (`name → () => pids`); the function it returns
+ * gives each group's seconds since then, and their total. Per pid, read
+ * anew at both ends, so a process started meanwhile (a new PostgreSQL
+ * backend) counts from zero, and one that ended never counts below zero.
+ */
+function usedSince(groups, measure) {
+  const read = () => Object.fromEntries(Object.entries(groups).map(([name, list]) => [name, new Map(list().map((pid) => [pid, measure(pid)]))]));
+  const before = read();
+  return () => {
+    const after = read();
+    const used = Object.fromEntries(
+      Object.keys(groups).map((name) => {
+        const pids = new Set([...before[name].keys(), ...after[name].keys()]);
+        return [name, [...pids].reduce((sum, pid) => sum + Math.max(0, (after[name].get(pid) ?? before[name].get(pid)) - (before[name].get(pid) ?? 0)), 0)];
+      }),
+    );
+    used.total = Object.values(used).reduce((sum, seconds) => sum + seconds, 0);
+    return used;
   };
-  return { spent: since(cpuSeconds), waited: since(runQueueSeconds) };
 }
 
 /**
@@ -302,4 +309,4 @@ async function releaseHolds({ organisationId, slug }) {
   }
 }
 
-module.exports = { ROOT, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, releaseHolds };
+module.exports = { ROOT, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, usedSince, releaseHolds };
