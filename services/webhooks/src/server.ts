@@ -42,12 +42,9 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
     receivers,
     config.WEBHOOK_RETRY_SCHEDULE,
     // A claimed attempt stays this process's well past the receiver's deadline; after that a process that died no longer holds it.
-    // One claimed at the fan-out is started within a deadline of its claim, so its lease still has the whole send and 5 s to spare.
     {
       concurrency: config.WEBHOOK_CONCURRENCY,
       leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000,
-      startWithinMs: config.WEBHOOK_TIMEOUT_MS,
-      pollMs: config.WEBHOOK_POLL_MS,
       successLingerMs: config.WEBHOOK_SUCCESS_LINGER_MS,
       observer: new DeliveryMetrics(runtime.metrics),
     },
@@ -64,15 +61,13 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
   await runtime.serveGrpc(gen.webhooks.WebhooksService, webhooksHandlers(endpoints, new TestEvents(endpoints, deliveryRepository, receivers), feed, dashboard), config.GRPC_PORT);
   // Retention: a bounded batch per tick, so pruning never holds the tables for long (D280).
   runtime.every('event retention', config.EVENT_RETENTION_INTERVAL_MS, () => eventFeed.prune(new Date(Date.now() - EVENT_RETENTION_MS), config.EVENT_RETENTION_BATCH));
-  // Closers run in reverse. This one, registered before the sender, runs after it has stopped: unsent claims go back, the last successes are written.
-  runtime.lifecycle.onShutdown('webhook claims and successes', () => deliveries.close());
+  // Registered before the sender, so it runs after the sender has stopped (closers run in reverse): the last successes are written.
+  runtime.lifecycle.onShutdown('webhook successes', () => deliveries.recorded());
   const sender = runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
   await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, async (messages) => {
     // What this process just scheduled is sent now rather than at the next poll.
     if ((await deliveries.receive(messages)) > 0) sender.runSoon();
   });
-  // Registered last, so it runs first: the drain in progress ends with what is on the wire while the consumer stops.
-  runtime.lifecycle.onShutdown('webhook claiming', () => deliveries.stopClaiming());
   await runtime.ready();
   return runtime;
 }

@@ -7,8 +7,6 @@
  */
 import type { Pool } from 'pg';
 import { verifySignature } from '../src';
-import { parseReceivedEvent } from '../src/domain/deliveries';
-import { DeliveryRepository } from '../src/storage/delivery-repository';
 import { eventBody, liveContext, scratchDatabase, startService, deliverySuite, waitFor } from './support';
 
 const organisationId = 810_000 + Math.floor(Math.random() * 9_999);
@@ -205,125 +203,7 @@ describe('retries and endpoint health', () => {
   });
 });
 
-describe('attempts claimed as the fan-out writes them', () => {
-  // The repository on a database of its own, with no service claiming beside it.
-  let database: Awaited<ReturnType<typeof scratchDatabase>>;
-  beforeAll(async () => {
-    database = await scratchDatabase();
-  }, 30_000);
-  afterAll(() => database.drop());
-
-  const attempts = (pool: Pool) =>
-    pool
-      .query<{ id: string; status: string; leased: boolean; sent: boolean }>(
-        'SELECT id::text, status, lease_until > now() AS leased, sent_at IS NOT NULL AS sent FROM deliveries ORDER BY id',
-      )
-      .then((result) => result.rows);
-
-  it('claims the first `limit` under a lease, schedules the rest, and the claim of the table takes only those', async () => {
-    const repository = new DeliveryRepository(database.pool as never);
-    await database.pool.query(
-      "INSERT INTO endpoints (organisation_id, url, event_types, mode, secret) VALUES ($1, 'https://a.example/hook', '{*}', 'live', 'whsec_a'), ($1, 'https://b.example/hook', '{order.completed}', 'live', 'whsec_b')",
-      [organisationId],
-    );
-    const events = [eventBody(organisationId, 'order.completed'), eventBody(organisationId, 'event.updated')].map((event) => parseReceivedEvent(event.body)!);
-    const client = await database.pool.connect();
-    try {
-      const stored = await repository.storeEvents(client as never, events);
-      const { written, claimed } = await repository.fanOut(client as never, stored, { limit: 2, leaseMs: 60_000 });
-      expect(written).toBe(3);
-      expect(claimed).toHaveLength(2);
-      for (const attempt of claimed) {
-        expect(attempt).toMatchObject({ attempt: 1, first_attempt: 1, replay_id: null, resend: false, enabled: true });
-        expect(attempt.secret).toBe(attempt.url.startsWith('https://a.') ? 'whsec_a' : 'whsec_b');
-      }
-    } finally {
-      client.release();
-    }
-    const rows = await attempts(database.pool);
-    expect(rows.filter((row) => row.status === 'sending' && row.leased && row.sent)).toHaveLength(2);
-    expect(rows.filter((row) => row.status === 'scheduled' && !row.sent)).toHaveLength(1);
-
-    const fromTable = await repository.claimDue(10, 60_000);
-    expect(fromTable.map((attempt) => attempt.id)).toEqual([rows.find((row) => row.status === 'scheduled')!.id]);
-  });
-
-  it('returns claims to the table: scheduled again and claimed by the next claim', async () => {
-    const repository = new DeliveryRepository(database.pool as never);
-    const sending = (await attempts(database.pool)).filter((row) => row.status === 'sending' && row.leased);
-    expect(sending.length).toBeGreaterThan(0);
-    await repository.returnClaims(sending.map((row) => row.id));
-    const after = await attempts(database.pool);
-    for (const row of sending) expect(after.find((each) => each.id === row.id)).toMatchObject({ status: 'scheduled', leased: null, sent: false });
-    expect((await repository.claimDue(10, 60_000)).map((attempt) => attempt.id).sort()).toEqual(sending.map((row) => row.id).sort());
-  });
-
-  it('leaves a claim whose lease ran out as it is: it may be another process\'s by now', async () => {
-    const repository = new DeliveryRepository(database.pool as never);
-    const [expired] = (await attempts(database.pool)).filter((row) => row.status === 'sending');
-    await database.pool.query("UPDATE deliveries SET lease_until = now() - interval '1 second' WHERE id = $1", [expired!.id]);
-    await repository.returnClaims([expired!.id]);
-    expect((await attempts(database.pool)).find((row) => row.id === expired!.id)).toMatchObject({ status: 'sending', sent: true });
-  });
-});
-
-describe('fresh attempts and the table', () => {
-  it('sends a retry that falls due while fresh attempts could fill every slot, without waiting for them', async () => {
-    // 16 slots and 200 ms answers: 200 fresh attempts take 2.5 s, all claimed at the fan-out (room for 256).
-    const database = await scratchDatabase();
-    const busy = await startService(database.url, { WEBHOOK_CONCURRENCY: '16', WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s' });
-    suite.receiver.delayMs = 200;
-    const floodSent = () => suite.receiver.requests.filter((request) => request.path === '/flood').length;
-    try {
-      await busy.client.createEndpoint({ url: `${suite.receiver.url}/flood`, eventTypes: ['event.updated'], mode: '' }, ctx);
-      await busy.client.createEndpoint({ url: `${suite.receiver.url}/retried`, eventTypes: ['ticket.checked_in'], mode: '' }, ctx);
-      suite.receiver.answer = (request) => (request.path === '/retried' && request.headers['service-delivery-attempt'] === '1' ? 500 : 200);
-      const retried = eventBody(organisationId, 'ticket.checked_in');
-      await suite.producer.send(busy.topic, [retried.body]);
-      await waitFor(() => suite.receiver.forEvent(retried.id).length >= 1, 15_000, 'the first attempt');
-      // Attempt 2 falls due a second after the failure, in the table only, while the flood keeps every slot busy.
-      await suite.producer.send(busy.topic, Array.from({ length: 200 }, () => eventBody(organisationId, 'event.updated').body));
-      await waitFor(() => suite.receiver.forEvent(retried.id).length >= 2, 15_000, 'the retry');
-      expect(floodSent()).toBeGreaterThan(0);
-      expect(floodSent()).toBeLessThan(150); // waiting for the fresh ones would have meant all 200 first
-      await waitFor(() => floodSent() === 200, 15_000, 'the flood');
-    } finally {
-      suite.receiver.delayMs = 0;
-      await busy.stop();
-      await database.drop();
-    }
-  }, 30_000);
-});
-
 describe('shutting down', () => {
-  it('returns the attempts it claimed at the fan-out but did not send, and sends no more once stopping', async () => {
-    // One sender slot and a receiver that never answers: the first attempt is on the wire, the others wait in memory.
-    const database = await scratchDatabase();
-    const single = await startService(database.url, { WEBHOOK_CONCURRENCY: '1', WEBHOOK_TIMEOUT_MS: '1000' });
-    try {
-      await single.client.createEndpoint({ url: `${suite.receiver.url}/single`, eventTypes: [], mode: '' }, ctx);
-      suite.receiver.answer = (request) => (request.path === '/single' ? 'hang' : 200);
-      const events = Array.from({ length: 5 }, () => eventBody(organisationId, 'event.updated'));
-      await suite.producer.send(single.topic, events.map((event) => event.body));
-      await waitFor(async () => suite.receiver.requests.some((request) => request.path === '/single'), 10_000, 'the first attempt');
-      // All five claimed as they were written (one of them on the wire), none left scheduled for the table's claim.
-      const sending = async () => (await database.pool.query("SELECT 1 FROM deliveries WHERE attempt = 1 AND status = 'sending'")).rowCount;
-      await waitFor(async () => (await sending()) === 5, 10_000, 'five attempts claimed');
-      expect((await database.pool.query("SELECT 1 FROM deliveries WHERE status = 'scheduled'")).rowCount).toBe(0);
-      await single.stop();
-      expect(suite.receiver.requests.filter((request) => request.path === '/single')).toHaveLength(1);
-      const rows = await database.pool.query<{ attempt: number; status: string; lease_until: Date | null }>('SELECT attempt, status, lease_until FROM deliveries ORDER BY attempt, id');
-      expect(rows.rows.filter((row) => row.status === 'sending')).toEqual([]);
-      // The one sent timed out (failed, its retry scheduled); the four never sent are scheduled again, free for any process.
-      expect(rows.rows.filter((row) => row.attempt === 1).map((row) => row.status).sort()).toEqual(['failed', 'scheduled', 'scheduled', 'scheduled', 'scheduled']);
-      expect(rows.rows.filter((row) => row.status === 'scheduled').every((row) => row.lease_until === null)).toBe(true);
-    } finally {
-      await single.stop().catch(() => undefined);
-      await database.drop();
-    }
-  }, 30_000);
-
-
   it('writes the successes still waiting for their group before it stops', async () => {
     // A process of its own (database and topic), whose successes wait 5 s for company: longer than stopping takes.
     const database = await scratchDatabase();

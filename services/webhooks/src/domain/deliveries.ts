@@ -6,17 +6,13 @@
  *    endpoint of each event's organisation subscribed to its type, in one
  *    transaction. Only then are the Kafka offsets committed, so a process
  *    that dies in between reads the messages again and finds them stored.
- *    The first of those attempts are written already claimed by this
- *    process, under a lease, and wait in memory for a sender (FreshClaims):
- *    the claiming statement does not read them back.
- * 2. drain: a rolling pool of senders takes those, claims other due
- *    attempts (retries, replays, leases run out, what the fan-out only
- *    scheduled) in bulk with a lease, signs and POSTs each, and refills a
- *    slot as soon as its POST is answered. A success is recorded with the
- *    endpoint's health in one statement shared with every other success
- *    that finished meanwhile or within a few milliseconds after (group
- *    commit with a linger), after its slot is free again. A failure is
- *    recorded in its own transaction, in its slot: it schedules the next attempt by
+ * 2. drain: a rolling pool of senders claims due attempts in bulk with a
+ *    lease, signs and POSTs each, and refills a slot as soon as its POST
+ *    is answered. A success is recorded with the endpoint's health in one
+ *    statement shared with every other success that finished meanwhile or
+ *    within a few milliseconds after (group commit with a linger), after
+ *    its slot is free again. A failure is recorded
+ *    in its own transaction, in its slot: it schedules the next attempt by
  *    the retry schedule, unless it was the last or the health rules disable
  *    the endpoint (which cancels what it still had scheduled, and writes
  *    the notice the organisation's owners and admins are emailed from).
@@ -31,14 +27,13 @@
  */
 import { inStoredContext, inTransaction, type ConsumedMessage, type Logger, type Pool, type TraceCarrier } from '@partner-api/shared';
 import type { ReceiverClient } from '../adapters/receiver-client';
-import type { ClaimedDelivery, DeliveryRepository, FannedOutClaim, ReceivedEvent, SucceededAttempt } from '../storage/delivery-repository';
+import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent, SucceededAttempt } from '../storage/delivery-repository';
 import type { DisableNoticeRepository } from '../storage/disable-notice-repository';
 import type { EndpointRepository } from '../storage/endpoint-repository';
 import { BatchWriter } from './batch-writer';
 import { deliveryOutcome, type DeliveryObserver } from './delivery-observer';
 import { deliveryHeaders, signingSecrets } from './delivery-request';
 import { disableReason } from './endpoint-health';
-import { FreshClaims } from './fresh-claims';
 import { nextAttemptAt, type RetrySchedule } from './retry-schedule';
 import { SenderPool } from './sender-pool';
 
@@ -47,10 +42,6 @@ export interface DeliveryOptions {
   concurrency: number;
   /** How long a claimed attempt is this sender's before another may take it over. */
   leaseMs: number;
-  /** How long after its claim an attempt may still be started: its lease must outlast the send. */
-  startWithinMs: number;
-  /** How often the table is asked for due attempts, at the least, while fresh ones keep the senders busy. */
-  pollMs: number;
   /** How long a success waits for others to be written with it (BatchWriter's linger). */
   successLingerMs?: number;
   /** Told of every attempt's outcome and every endpoint disabled (the metrics). */
@@ -75,15 +66,9 @@ export function parseReceivedEvent(payload: string, traceContext: TraceCarrier =
   return { id, type, organisationId, livemode, createdAt, payload, traceContext };
 }
 
-/** Attempts claimed at the fan-out may wait for this many rounds of the sender pool. */
-const FRESH_CLAIM_ROUNDS = 16;
-
 export class Deliveries {
   private readonly senders: SenderPool<ClaimedDelivery>;
   private readonly successes: BatchWriter<SucceededAttempt>;
-  private readonly fresh: FreshClaims<ClaimedDelivery>;
-  private tableAskedAt = 0;
-  private stopped = false;
 
   constructor(
     private readonly pool: Pool,
@@ -98,13 +83,12 @@ export class Deliveries {
   ) {
     this.senders = new SenderPool(
       options.concurrency,
-      (limit) => this.claim(limit),
+      (limit) => this.deliveries.claimDue(limit, this.options.leaseMs),
       (delivery) => this.attempt(delivery),
       // The attempt stays claimed; its lease runs out and it is sent again.
       (error) => this.logger.error({ err: error }, 'a delivery attempt could not be recorded'),
     );
     this.successes = new BatchWriter((attempts) => this.deliveries.recordSuccesses(attempts), { lingerMs: options.successLingerMs });
-    this.fresh = new FreshClaims(options.concurrency * FRESH_CLAIM_ROUNDS, options.startWithinMs);
   }
 
   /** Messages of the events topic, stored and fanned out in one transaction; returns how many deliveries they scheduled. */
@@ -116,81 +100,23 @@ export class Deliveries {
       return event ? [event] : [];
     });
     if (events.length === 0) return 0;
-    const claimedAt = Date.now();
-    const claim = { limit: this.stopped ? 0 : this.fresh.room(), leaseMs: this.options.leaseMs };
     // Only events stored just now fan out; test-mode events never do (test endpoints get only test sends).
-    const { written, claimed } = await inTransaction(this.pool, async (client) => {
-      const stored = await this.deliveries.storeEvents(client, events);
-      return this.deliveries.fanOut(client, stored, claim);
-    });
-    // Committed: the claimed attempts are this process's until their lease ends.
-    const byId = new Map(events.map((event) => [event.id, event]));
-    this.fresh.add(claimed.map((delivery) => withEvent(delivery, byId.get(delivery.event_id)!)), claimedAt);
-    return written;
+    return inTransaction(this.pool, async (client) => this.deliveries.fanOut(client, await this.deliveries.storeEvents(client, events)));
   }
 
   /**
    * Sends until nothing is due; resolves once every attempt it sent is
    * answered (a failure recorded). Successes are still being written
-   * together meanwhile (see close): the next drain need not wait for
+   * together meanwhile (see recorded): the next drain need not wait for
    * them, their rows are `sending` under a lease no other claim takes.
    */
   async drain(): Promise<void> {
     await this.senders.drain();
   }
 
-  /**
-   * Shutdown, first step: claims nothing more, so the drain in progress
-   * ends with the attempts already on the wire, and the fan-out claims
-   * nothing for a drain that will not come.
-   */
-  stopClaiming(): void {
-    this.stopped = true;
-  }
-
-  /**
-   * Shutdown, last step (after the sender has stopped): the attempts
-   * claimed at the fan-out and never sent go back to the table for another
-   * process now rather than when their lease ends, and every success so
-   * far is written.
-   */
-  async close(): Promise<void> {
-    try {
-      await this.deliveries.returnClaims(this.fresh.takeAll().map((delivery) => delivery.id));
-    } finally {
-      // Not returned (PostgreSQL gone): their lease runs out instead. The successes are written either way.
-      await this.successes.settled();
-    }
-  }
-
-  /**
-   * Attempts for `limit` free sender slots: those claimed at the fan-out
-   * first, then the table's. The table is asked at least once a poll
-   * interval even while fresh attempts could fill every slot, with half of
-   * them, so retries and taken-over leases are never starved by an on-sale.
-   */
-  private async claim(limit: number): Promise<ClaimedDelivery[]> {
-    if (this.stopped) return [];
-    const now = Date.now();
-    const tableDue = now - this.tableAskedAt >= this.options.pollMs;
-    const first = this.takeFresh(tableDue ? Math.floor(limit / 2) : limit, now);
-    if (first.length === limit) return first;
-    this.tableAskedAt = now;
-    const fromTable = await this.deliveries.claimDue(limit - first.length, this.options.leaseMs);
-    // The table had fewer than asked for: fresh attempts fill the rest.
-    return [...first, ...fromTable, ...this.takeFresh(limit - first.length - fromTable.length, Date.now())];
-  }
-
-  /** Up to `limit` fresh attempts; stale ones met on the way (their lease too short for a send now) go back to the table. */
-  private takeFresh(limit: number, now: number): ClaimedDelivery[] {
-    if (limit <= 0 || this.fresh.size === 0) return [];
-    const { fresh, stale } = this.fresh.take(limit, now);
-    if (stale.length > 0) {
-      this.deliveries
-        .returnClaims(stale.map((delivery) => delivery.id))
-        .catch((error: unknown) => this.logger.error({ err: error, attempts: stale.length }, 'stale claimed attempts could not be returned; their lease will run out'));
-    }
-    return fresh;
+  /** Resolves once every success so far is written (shutdown waits for this). */
+  async recorded(): Promise<void> {
+    await this.successes.settled();
   }
 
   private attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -244,9 +170,4 @@ export class Deliveries {
       this.logger.warn({ organisation_id: disabled.organisationId, endpoint_id: delivery.endpoint_id, reason: disabled.reason }, 'webhook endpoint disabled');
     }
   }
-}
-
-/** A fan-out claim made sendable with its event's bytes and trace context. */
-function withEvent(delivery: FannedOutClaim, event: ReceivedEvent): ClaimedDelivery {
-  return { ...delivery, payload: event.payload, trace_context: event.traceContext };
 }

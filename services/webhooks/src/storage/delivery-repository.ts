@@ -71,9 +71,6 @@ export interface ClaimedDelivery {
   trace_context: TraceCarrier;
 }
 
-/** An attempt claimed as the fan-out wrote it: the event's bytes and trace context come from the message it arrived in. */
-export type FannedOutClaim = Omit<ClaimedDelivery, 'payload' | 'trace_context'>;
-
 export interface ReceivedEvent {
   id: string;
   organisationId: number;
@@ -123,51 +120,21 @@ export class DeliveryRepository {
     return rows.map((row) => row.id);
   }
 
-  /**
-   * Attempt 1, due now, of each live event for every enabled live endpoint
-   * of its organisation subscribed to its type. The first `claim.limit` are
-   * written already claimed by this process (`sending` under a lease, as
-   * `claimDue` would leave them) and returned with what sending them needs
-   * but the event itself, which the caller has; the rest are scheduled.
-   */
-  async fanOut(client: PoolClient, eventIds: string[], claim: { limit: number; leaseMs: number }): Promise<{ written: number; claimed: FannedOutClaim[] }> {
-    if (eventIds.length === 0) return { written: 0, claimed: [] };
-    const { rows } = await client.query<FannedOutClaim & { claimed: boolean }>({
+  /** Attempt 1, due now, of each live event for every enabled live endpoint of its organisation subscribed to its type. */
+  async fanOut(client: PoolClient, eventIds: string[]): Promise<number> {
+    if (eventIds.length === 0) return 0;
+    const { rowCount } = await client.query({
       name: 'webhooks.fan-out',
-      text: `WITH fanned AS (
-         SELECT e.id AS endpoint_id, ev.id AS event_id, ev.type AS event_type, row_number() OVER () <= $2 AS claimed
-           FROM events ev
-           JOIN endpoints e ON e.organisation_id = ev.organisation_id AND e.mode = 'live' AND e.enabled
-                           AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
-          WHERE ev.id = ANY ($1::text[]) AND ev.livemode),
-       written AS (
-         INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at, lease_until, sent_at)
-         SELECT endpoint_id, event_id, event_type, 1, CASE WHEN claimed THEN 'sending' ELSE 'scheduled' END, now(),
-                CASE WHEN claimed THEN now() + $3 * interval '1 millisecond' END, CASE WHEN claimed THEN now() END
-           FROM fanned
-         ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING
-         RETURNING id, endpoint_id, event_id, event_type, attempt, first_attempt, replay_id, resend, status)
-       SELECT w.id, w.endpoint_id, w.event_id, w.event_type, w.attempt, w.first_attempt, w.replay_id, w.resend, w.status = 'sending' AS claimed,
-              e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at
-         FROM written w JOIN endpoints e ON e.id = w.endpoint_id`,
-      values: [eventIds, claim.limit, claim.leaseMs],
+      text: `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at)
+       SELECT e.id, ev.id, ev.type, 1, 'scheduled', now()
+         FROM events ev
+         JOIN endpoints e ON e.organisation_id = ev.organisation_id AND e.mode = 'live' AND e.enabled
+                         AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
+        WHERE ev.id = ANY ($1::text[]) AND ev.livemode
+       ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING`,
+      values: [eventIds],
     });
-    const claimed = rows.filter((row) => row.claimed).map(({ claimed: _claimed, ...delivery }) => delivery);
-    return { written: rows.length, claimed };
-  }
-
-  /**
-   * Claimed attempts this process will not send after all, scheduled again
-   * at once for whichever sender claims next. Only while the lease still
-   * holds: one that ran out may already be another process's.
-   */
-  async returnClaims(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.pool.query(
-      `UPDATE deliveries SET status = 'scheduled', lease_until = NULL, sent_at = NULL, updated_at = now()
-        WHERE id = ANY ($1::bigint[]) AND status = 'sending' AND lease_until > now()`,
-      [ids],
-    );
+    return rowCount ?? 0;
   }
 
   /**
