@@ -13,7 +13,7 @@
 //    C client, redis-benchmark, both sending EVALSHA with fresh hold ids.
 //
 // Everything targets loopback, is bounded in time (redis-benchmark in count)
-// and stops by itself; the Redis keys and the PostgreSQL schema it creates
+// and stops by itself; the Redis keys and the PostgreSQL schemas it creates
 // for 2 and 3 are removed at the end (and reset at the start).
 const { execFile } = require('node:child_process');
 const { createHash, randomUUID } = require('node:crypto');

@@ -98,7 +98,7 @@ describe('SenderPool', () => {
     } finally {
       hook.disable();
     }
-    // Waiting on a race over the 64 sends in flight made some 70 promises per send.
+    // Waiting on a race over the 64 sends in flight made about 63 promises per send.
     expect(promises / 2_000).toBeLessThan(12);
   });
 });
