@@ -12,7 +12,8 @@ const moduleNameMapper = {
   '^@partner-api/shared$': '<rootDir>/services/shared/src/index.ts',
   '^@partner-api/(gateway|inventory|orders|tickets|webhooks|client|dashboard)$': '<rootDir>/services/$1/src/index.ts',
 };
-const common = { transform, moduleNameMapper, testEnvironment: 'node' };
+// A run held open after its tests fails within a minute instead of hanging (jest.exit-watchdog.js).
+const common = { transform, moduleNameMapper, testEnvironment: 'node', globalTeardown: '<rootDir>/jest.exit-watchdog.js' };
 
 module.exports = {
   projects: [

@@ -1,8 +1,11 @@
-/** Jest globalTeardown: stops what jest.containers-setup.js started (no Ryuk to do it). */
+/** Jest globalTeardown: stops what jest.containers-setup.js started (no Ryuk to do it), and arms the exit watchdog. */
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 
+const armExitWatchdog = require('./jest.exit-watchdog');
+
 module.exports = async function stopTestContainers() {
+  await armExitWatchdog();
   const state = globalThis.testContainers;
   if (!state) return;
   globalThis.testContainers = undefined;

@@ -65,13 +65,31 @@ export function createRedis(target: RedisTarget, options: RedisClientOptions = {
   if (target.kind === 'single') return new Redis(target.url, options.connection ?? {});
   // Pipelining and the offline queue are the cluster's own (it routes every command); the rest is per connection.
   const { enableAutoPipelining, enableOfflineQueue, ...connection } = options.connection ?? {};
-  return new Cluster(target.nodes, {
+  const { slotsRefreshInterval, ...clusterOptions } = options.cluster ?? {};
+  const cluster = new Cluster(target.nodes, {
     scaleReads: 'master',
     ...(enableAutoPipelining === undefined ? {} : { enableAutoPipelining }),
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
-    ...options.cluster,
+    ...clusterOptions,
     redisOptions: { ...target.options, ...connection },
   });
+  if (slotsRefreshInterval) refreshSlotsEvery(cluster, slotsRefreshInterval);
+  return cluster;
+}
+
+/**
+ * The periodic slot-table refresh, ours rather than ioredis's
+ * `slotsRefreshInterval`: that one re-arms its timer when a refresh in
+ * flight at `quit()` comes back, so the closed client keeps refreshing and
+ * its process never exits. Ours never holds the process open and ends with
+ * the client.
+ */
+function refreshSlotsEvery(cluster: Cluster, intervalMs: number): void {
+  const timer = setInterval(() => {
+    if (cluster.status === 'ready') cluster.refreshSlotsCache();
+  }, intervalMs);
+  timer.unref();
+  cluster.once('end', () => clearInterval(timer));
 }
 
 /** Key counts a cluster client gets a fixed-count command for (see defineScript). */
