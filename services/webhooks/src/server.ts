@@ -65,8 +65,8 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
   runtime.lifecycle.onShutdown('webhook successes', () => deliveries.recorded());
   const sender = runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
   await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, async (messages) => {
-    // What this process just scheduled is sent now rather than at the next poll.
-    if ((await deliveries.receive(messages)) > 0) sender.runSoon();
+    // What this process just scheduled is sent now rather than at the next poll: by the drain running, or a new one.
+    if ((await deliveries.receive(messages)) > 0 && !deliveries.wake()) sender.runSoon();
   });
   await runtime.ready();
   return runtime;

@@ -7,7 +7,8 @@
  *    transaction. Only then are the Kafka offsets committed, so a process
  *    that dies in between reads the messages again and finds them stored.
  * 2. drain: a rolling pool of senders claims due attempts in bulk with a
- *    lease, signs and POSTs each, and refills a slot as soon as its POST
+ *    lease (a second claim on its way while the first is, each for slots
+ *    free), signs and POSTs each, and refills a slot as soon as its POST
  *    is answered. A success is recorded with the endpoint's health in one
  *    statement shared with every other success that finished meanwhile or
  *    within a few milliseconds after (group commit with a linger), after
@@ -112,6 +113,11 @@ export class Deliveries {
    */
   async drain(): Promise<void> {
     await this.senders.drain();
+  }
+
+  /** Attempts have just been scheduled: a drain in progress claims them; false when none is running (start one). */
+  wake(): boolean {
+    return this.senders.wake();
   }
 
   /** Resolves once every success so far is written (shutdown waits for this). */

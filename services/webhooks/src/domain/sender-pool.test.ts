@@ -101,4 +101,66 @@ describe('SenderPool', () => {
     // Waiting on a race over the 64 sends in flight made about 63 promises per send.
     expect(promises / 2_000).toBeLessThan(12);
   });
+
+  it('claims again while a claim is on its way, never for slots that are taken or already asked for', async () => {
+    const total = 400;
+    let next = 0;
+    let inFlight = 0;
+    let asked = 0;
+    let claimsAtOnce = 0;
+    let most = 0;
+    const overAsked: string[] = [];
+    const pool = new SenderPool(
+      16,
+      async (limit) => {
+        if (inFlight + asked + limit > 16) overAsked.push(`${inFlight} sending + ${asked} asked + ${limit}`);
+        asked += limit;
+        claimsAtOnce += 1;
+        most = Math.max(most, claimsAtOnce);
+        // A claim takes longer than a send, as a round trip to PostgreSQL does against a fast receiver.
+        await new Promise((resolve) => setTimeout(resolve, 4));
+        asked -= limit;
+        claimsAtOnce -= 1;
+        const items = Array.from({ length: Math.min(limit, total - next) }, (_, index) => next + index);
+        next += items.length;
+        inFlight += items.length;
+        return items;
+      },
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inFlight -= 1;
+      },
+      () => undefined,
+    );
+    await pool.drain();
+    expect({ sent: next, overAsked, most }).toEqual({ sent: total, overAsked: [], most: 2 });
+  });
+
+  it('claims work woken during a drain in that drain, and says when no drain is running', async () => {
+    const items: number[] = [1, 2];
+    const slow = gate();
+    const sent: number[] = [];
+    const pool = new SenderPool(
+      4,
+      async (limit) => items.splice(0, limit),
+      async (item) => {
+        if (item === 1) await slow.opened;
+        sent.push(item);
+      },
+      () => undefined,
+    );
+    expect(pool.wake()).toBe(false);
+    let drained = false;
+    const draining = pool.drain().then(() => (drained = true));
+    // The first claim came back short; item 1 still holds the drain open.
+    while (!sent.includes(2)) await new Promise((resolve) => setImmediate(resolve));
+    items.push(3, 4);
+    expect(pool.wake()).toBe(true);
+    while (!sent.includes(4)) await new Promise((resolve) => setImmediate(resolve));
+    expect(drained).toBe(false);
+    slow.open();
+    await draining;
+    expect(sent.sort()).toEqual([1, 2, 3, 4]);
+    expect(pool.wake()).toBe(false);
+  });
 });
