@@ -309,4 +309,4 @@ async function releaseHolds({ organisationId, slug }) {
   }
 }
 
-module.exports = { ROOT, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, usedSince, releaseHolds };
+module.exports = { ROOT, fmt, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, usedSince, releaseHolds };

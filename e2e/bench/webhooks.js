@@ -16,7 +16,7 @@ const { Pool } = require('pg');
 const { Kafka, logLevel } = require('kafkajs');
 const { Agent, request } = require('undici');
 const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
-const { cpuByProcess, loadEnv, startService, record } = require('./lib');
+const { cpuByProcess, fmt, loadEnv, startService, record } = require('./lib');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 3000);
 // The webhooks service sends up to WEBHOOK_CONCURRENCY (64) at once per process; the baseline uses as many.
@@ -226,8 +226,6 @@ function summariseRounds(rounds) {
     cpu: { spent, seconds: rounds.reduce((sum, round) => sum + round.burst.seconds, 0), deliveries: rounds.reduce((sum, round) => sum + round.burst.total, 0) },
   };
 }
-
-const fmt = (value, digits = 1) => Number(value).toFixed(digits);
 
 /** The figures as a markdown table: each stack row with its ratio to the direct row above it. */
 function roundsTable(rows) {

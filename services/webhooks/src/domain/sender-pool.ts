@@ -47,7 +47,7 @@ export class SenderPool<T> {
    * the rest has settled, rejects the drain.
    */
   async drain(): Promise<void> {
-    const inFlight = new Set<Promise<void>>();
+    let sending = 0;
     const refillAt = Math.max(1, Math.floor(this.size / 4));
     /** Slots asked for by claims on their way. */
     let asked = 0;
@@ -57,13 +57,13 @@ export class SenderPool<T> {
     const notify = () => this.changed?.();
 
     const startSend = (item: T) => {
-      const sending: Promise<void> = this.send(item)
+      sending += 1;
+      void this.send(item)
         .catch(this.onError)
         .finally(() => {
-          inFlight.delete(sending);
+          sending -= 1;
           notify();
         });
-      inFlight.add(sending);
     };
     const startClaim = (limit: number) => {
       const wakeUpsBefore = this.wakeUps;
@@ -94,12 +94,12 @@ export class SenderPool<T> {
           wakeUpsSeen = this.wakeUps;
           due = true;
         }
-        const free = this.size - inFlight.size - asked;
+        const free = this.size - sending - asked;
         if (!failure && due && claims < this.claimsAtOnce && free >= refillAt) {
           startClaim(free);
           continue;
         }
-        if (claims === 0 && inFlight.size === 0 && (failure || !due)) break;
+        if (claims === 0 && sending === 0 && (failure || !due)) break;
         await new Promise<void>((resolve) => (this.changed = resolve));
       }
     } finally {
