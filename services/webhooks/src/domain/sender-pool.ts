@@ -19,9 +19,10 @@
  * about 63 promises per delivery (sender-pool.test.ts counts them).
  */
 export class SenderPool<T> {
-  private draining = false;
   /** Wake-ups so far: a claim that comes back short ends the drain only if none came while it was on its way. */
   private wakeUps = 0;
+  /** The drain in progress's own reaction to a wake-up; unset between drains. */
+  private woken: (() => void) | undefined;
   private changed: (() => void) | undefined;
 
   constructor(
@@ -35,9 +36,9 @@ export class SenderPool<T> {
 
   /** Tells a drain in progress that more work is due; false when no drain is running (start one). */
   wake(): boolean {
-    if (!this.draining) return false;
+    if (!this.woken) return false;
     this.wakeUps += 1;
-    this.changed?.();
+    this.woken();
     return true;
   }
 
@@ -86,14 +87,12 @@ export class SenderPool<T> {
       );
     };
 
-    this.draining = true;
-    let wakeUpsSeen = this.wakeUps;
+    this.woken = () => {
+      due = true;
+      notify();
+    };
     try {
       for (;;) {
-        if (this.wakeUps !== wakeUpsSeen) {
-          wakeUpsSeen = this.wakeUps;
-          due = true;
-        }
         const free = this.size - sending - asked;
         if (!failure && due && claims < this.claimsAtOnce && free >= refillAt) {
           startClaim(free);
@@ -103,7 +102,7 @@ export class SenderPool<T> {
         await new Promise<void>((resolve) => (this.changed = resolve));
       }
     } finally {
-      this.draining = false;
+      this.woken = undefined;
       this.changed = undefined;
     }
     if (failure) throw failure.error;
