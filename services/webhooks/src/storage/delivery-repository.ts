@@ -120,41 +120,54 @@ export class DeliveryRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Attempt 1, due now, of each live event for every enabled live endpoint of its organisation subscribed to its type. */
-  async fanOut(client: PoolClient, eventIds: string[]): Promise<number> {
-    if (eventIds.length === 0) return 0;
+  /**
+   * Attempt 1, due now, of each live event for every enabled live endpoint of
+   * its organisation subscribed to its type. The events come from the caller,
+   * which has just stored them: their routing is joined to the endpoints as
+   * given, not read back from the events table, whose statistics lag its
+   * growth (a plan chosen on them scanned every stored event of the
+   * organisation for each chunk, D363).
+   */
+  async fanOut(client: PoolClient, events: Array<Pick<ReceivedEvent, 'id' | 'type' | 'organisationId' | 'livemode'>>): Promise<number> {
+    const live = events.filter((event) => event.livemode);
+    if (live.length === 0) return 0;
     const { rowCount } = await client.query({
-      name: 'webhooks.fan-out',
+      name: 'webhooks.fan-out-routed',
       text: `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at)
        SELECT e.id, ev.id, ev.type, 1, 'scheduled', now()
-         FROM events ev
+         FROM unnest($1::text[], $2::text[], $3::bigint[]) AS ev(id, type, organisation_id)
          JOIN endpoints e ON e.organisation_id = ev.organisation_id AND e.mode = 'live' AND e.enabled
                          AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
-        WHERE ev.id = ANY ($1::text[]) AND ev.livemode
        ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING`,
-      values: [eventIds],
+      values: [live.map((event) => event.id), live.map((event) => event.type), live.map((event) => event.organisationId)],
     });
     return rowCount ?? 0;
   }
 
   /**
-   * Claims due attempts (and attempts whose sender's lease ran out) for
+   * Claims due attempts, then attempts whose sender's lease ran out, for
    * this process: marked `sending` with a lease, skipping rows another
-   * process holds.
+   * process holds. Each kind is read as a range of its own index that ends
+   * at now(), so a claim costs what it takes, not what is in flight or
+   * scheduled for later (D364).
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const { rows } = await this.pool.query<ClaimedDelivery>({
-      name: 'webhooks.claim-due',
+      name: 'webhooks.claim-due-or-lapsed',
       text: `WITH due AS (
-         SELECT id FROM deliveries
-          WHERE (status = 'scheduled' AND due_at <= now()) OR (status = 'sending' AND lease_until < now())
-          ORDER BY due_at
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED)
+         SELECT id FROM deliveries WHERE status = 'scheduled' AND due_at <= now()
+          ORDER BY due_at LIMIT $1
+          FOR UPDATE SKIP LOCKED),
+       lapsed AS (
+         SELECT id FROM deliveries WHERE status = 'sending' AND lease_until < now()
+          ORDER BY lease_until LIMIT $1
+          FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         SELECT id FROM due UNION ALL SELECT id FROM lapsed LIMIT $1)
        UPDATE deliveries d
           SET status = 'sending', lease_until = now() + $2 * interval '1 millisecond', sent_at = now(), updated_at = now()
-         FROM due, endpoints e, events ev
-        WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
+         FROM claimed, endpoints e, events ev
+        WHERE d.id = claimed.id AND e.id = d.endpoint_id AND ev.id = d.event_id
        RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.first_attempt, d.replay_id, d.resend,
                  e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, ev.payload, ev.trace_context`,
       values: [limit, leaseMs],
