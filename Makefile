@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims bench-retention clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -166,6 +166,9 @@ bench-webhooks: up ## webhook deliveries from Kafka through the webhooks service
 
 bench-webhook-claims: up ## one claim of the webhooks' delivery queue with retries waiting, against the claim before D364 (docs/benchmarks.md)
 	node e2e/bench/webhook-claims.js
+
+bench-retention: up ## one retention pass (outbox, webhook events and attempts) on large tables, with and without their BRIN indexes (docs/benchmarks.md)
+	node e2e/bench/retention.js
 
 clean: down ## stop everything and remove build output and local data
 	rm -rf $(DATA) services/*/dist services/shared/src/gen

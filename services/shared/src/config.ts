@@ -82,6 +82,10 @@ export const grpcServiceEnv = (ports: { grpc: number; ops: number }) =>
       GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().nonnegative().default(60_000),
       /** How long calls in flight on such a connection may still run. */
       GRPC_MAX_CONNECTION_AGE_GRACE_MS: z.coerce.number().int().nonnegative().default(15_000),
+      /** Published outbox rows are deleted this long after they were written; 0 keeps them (outbox/retention.ts). */
+      OUTBOX_RETENTION_HOURS: z.coerce.number().nonnegative().default(168),
+      OUTBOX_RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+      OUTBOX_RETENTION_BATCH: z.coerce.number().int().positive().max(100_000).default(1_000),
     });
 
 /**

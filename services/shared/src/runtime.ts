@@ -17,7 +17,7 @@ import { Lifecycle } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { registerConsumerLag, registerOutboxBacklog } from './metrics';
 import { createMetricsRegistry, startOpsServer } from './ops-server';
-import { OutboxRelay } from './outbox';
+import { OutboxRelay, pruneOutbox } from './outbox';
 import { headerText, withProcessSpans, type TraceCarrier } from './telemetry/messaging';
 
 /** A consumed message's body, and the context of its `process` span to continue the work in (now or later). */
@@ -33,6 +33,15 @@ export interface RuntimeConfig {
   LOG_LEVEL: string;
   GRPC_MAX_CONNECTION_AGE_MS?: number;
   GRPC_MAX_CONNECTION_AGE_GRACE_MS?: number;
+}
+
+/** What the outbox relay and its retention read from a service's config (grpcServiceEnv). */
+export interface OutboxConfig {
+  KAFKA_BROKERS: string[];
+  KAFKA_TOPIC: string;
+  OUTBOX_RETENTION_HOURS: number;
+  OUTBOX_RETENTION_INTERVAL_MS: number;
+  OUTBOX_RETENTION_BATCH: number;
 }
 
 /** How often a gRPC server's health status is brought up to date with the process's readiness. */
@@ -83,14 +92,19 @@ export class ServiceRuntime {
     return redis;
   }
 
-  /** Starts publishing this service's outbox to Kafka; stops after the gRPC server drains. */
-  async outboxRelay(pool: Pool, kafkaConfig: { KAFKA_BROKERS: string[]; KAFKA_TOPIC: string }): Promise<OutboxRelay> {
-    const kafka = createKafka({ brokers: kafkaConfig.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
-    const partitions = await ensureTopic(kafka, kafkaConfig.KAFKA_TOPIC);
-    const relay = new OutboxRelay({ pool, connectProducer: () => connectIdempotentProducer(kafka), topic: kafkaConfig.KAFKA_TOPIC, logger: this.logger, partitions });
+  /**
+   * Starts publishing this service's outbox to Kafka, and pruning what was
+   * published past its retention; stops after the gRPC server drains.
+   */
+  async outboxRelay(pool: Pool, config: OutboxConfig): Promise<OutboxRelay> {
+    const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
+    const partitions = await ensureTopic(kafka, config.KAFKA_TOPIC);
+    const relay = new OutboxRelay({ pool, connectProducer: () => connectIdempotentProducer(kafka), topic: config.KAFKA_TOPIC, logger: this.logger, partitions });
     relay.start();
     registerOutboxBacklog(this.metrics, pool);
     this.lifecycle.onShutdown('outbox relay', () => relay.stop());
+    const retentionMs = config.OUTBOX_RETENTION_HOURS * 3_600_000;
+    if (retentionMs > 0) this.every('outbox retention', config.OUTBOX_RETENTION_INTERVAL_MS, () => pruneOutbox(pool, new Date(Date.now() - retentionMs), config.OUTBOX_RETENTION_BATCH));
     return relay;
   }
 

@@ -5,7 +5,8 @@ import type { Pool } from 'pg';
 import { createLogger } from '../src/logger';
 import { buildEvent, randomBase62 } from '../src/events';
 import { connectIdempotentProducer, ensureTopic } from '../src/kafka';
-import { appendToOutbox, OutboxRelay } from '../src/outbox';
+import { appendToOutbox, OutboxRelay, pruneOutbox } from '../src/outbox';
+import { ServiceRuntime } from '../src/runtime';
 import { inTransaction } from '../src/db';
 import { collectTopic, createScratchSchema, databaseUrl, kafkaBrokers, testKafka, waitFor } from './support';
 
@@ -131,3 +132,61 @@ describe('the transactional outbox', () => {
     expect(new Set(received)).toEqual(ids); // nothing lost; duplicates are allowed, consumers dedupe
   }, 120_000);
 });
+
+describe('retention of published rows (D365)', () => {
+  const DAY = 86_400_000;
+  /** A row written `daysAgo` days ago, published or not; returns its event id. */
+  async function row(daysAgo: number, published: boolean): Promise<string> {
+    const eventId = `evt_retention_${randomBase62(10)}`;
+    await pool.query(
+      `INSERT INTO outbox (event_id, event_type, partition_key, payload, created_at, published_at)
+       VALUES ($1, 'event.updated', 'thing:retention', '{}', now() - $2 * interval '1 day', CASE WHEN $3 THEN now() - $2 * interval '1 day' END)`,
+      [eventId, daysAgo, published],
+    );
+    return eventId;
+  }
+  const remaining = async (ids: string[]) =>
+    (await pool.query<{ event_id: string }>('SELECT event_id FROM outbox WHERE event_id = ANY ($1) ORDER BY id', [ids])).rows.map((r) => r.event_id);
+
+  beforeEach(async () => {
+    await pool.query('DELETE FROM outbox');
+  });
+
+  it('deletes rows published and written before the cutoff, oldest first, a batch at a time; keeps recent rows and rows never published', async () => {
+    const oldest = await row(30, true);
+    const older = await row(20, true);
+    const old = await row(10, true);
+    const owed = await row(40, false);
+    const recent = await row(1, true);
+    const cutoff = new Date(Date.now() - 7 * DAY);
+
+    expect(await pruneOutbox(pool, cutoff, 2)).toBe(2);
+    expect(await remaining([oldest, older, old, owed, recent])).toEqual([old, owed, recent]);
+    expect(await pruneOutbox(pool, cutoff, 2)).toBe(1);
+    expect(await pruneOutbox(pool, cutoff, 2)).toBe(0);
+    expect(await remaining([oldest, older, old, owed, recent])).toEqual([owed, recent]);
+  });
+
+  it('is run by every service with an outbox, on its interval, unless the retention is 0', async () => {
+    const config = { KAFKA_BROKERS: kafkaBrokers(), KAFKA_TOPIC: topic, OUTBOX_RETENTION_INTERVAL_MS: 50, OUTBOX_RETENTION_BATCH: 100 };
+    const start = async (hours: number) => {
+      const runtime = new ServiceRuntime('retention-test', { BIND_HOST: '127.0.0.1', OPS_PORT: 0, LOG_LEVEL: 'silent' }, logger);
+      await runtime.outboxRelay(pool, { ...config, OUTBOX_RETENTION_HOURS: hours });
+      return runtime;
+    };
+
+    const kept = await row(30, true);
+    const keeping = await start(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await keeping.stop();
+    expect(await remaining([kept])).toEqual([kept]);
+
+    const pruning = await start(24 * 7);
+    try {
+      await waitFor(async () => (await remaining([kept])).length === 0, 10_000, 'the old row pruned by the runtime');
+    } finally {
+      await pruning.stop();
+    }
+  });
+});
+

@@ -1,3 +1,4 @@
 export * from './writer';
 export * from './relay';
 export * from './sequence';
+export * from './retention';
