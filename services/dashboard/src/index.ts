@@ -1,4 +1,4 @@
-export { startDashboard, SCHEMA, type RunningDashboard } from './server';
+export { startDashboard, SCHEMA, SIGN_IN_COUNTS_PREFIX, type RunningDashboard } from './server';
 export { loadDashboardConfig, dashboardEnv, type DashboardConfig } from './config';
 export { Members } from './domain/members';
 export { operatorMembers } from './operator';

@@ -8,6 +8,7 @@ import { DisableNoticeMailer } from './domain/disable-notices';
 import { Members } from './domain/members';
 import { Sessions } from './domain/sessions';
 import { SignIn } from './domain/sign-in';
+import { AddressLimitCounts } from './storage/address-limit-counts';
 import { AuditRepository } from './storage/audit-repository';
 import { MemberRepository } from './storage/member-repository';
 import { CachedOrganisationNames } from './storage/organisation-names';
@@ -23,6 +24,9 @@ export interface RunningDashboard {
   httpPort: number;
 }
 
+/** Where the per-address sign-in counts live in Redis (one key per address). */
+export const SIGN_IN_COUNTS_PREFIX = 'dash:sign-in:';
+
 /** Tests may bring the mailer (one that keeps what it sent); otherwise DASHBOARD_MAILER picks it. */
 export interface DashboardDependencies {
   mailer?: Mailer;
@@ -33,7 +37,10 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger, d
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   // Keys are the gateway's: the same domain partnerctl drives, telling every gateway of a change through Redis.
   const gatewayPool = runtime.postgres(config.DATABASE_URL, 'gateway', 4);
-  const keys = new KeyAdmin(new KeyRepository(gatewayPool), { pool: gatewayPool, notifier: new KeyAdmission(runtime.redis(config)) });
+  const redis = runtime.redis(config);
+  // Before any command goes out: the store defines its script on the client.
+  const signInCounts = new AddressLimitCounts(redis, SIGN_IN_COUNTS_PREFIX);
+  const keys = new KeyAdmin(new KeyRepository(gatewayPool), { pool: gatewayPool, notifier: new KeyAdmission(redis) });
   const mailer = dependencies.mailer ?? createMailer(config.DASHBOARD_MAILER, config, runtime.logger);
   runtime.lifecycle.onShutdown('mailer', () => mailer.close());
 
@@ -71,7 +78,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger, d
       {
         trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
         secret: config.DASHBOARD_SECRET,
-        signInLimits: { attemptsPerWindow: config.SIGN_IN_ATTEMPTS_PER_WINDOW, windowSeconds: config.SIGN_IN_WINDOW_SECONDS },
+        signInLimits: { attemptsPerWindow: config.SIGN_IN_ATTEMPTS_PER_WINDOW, windowSeconds: config.SIGN_IN_WINDOW_SECONDS, counts: signInCounts },
       },
       runtime.logger,
     ),

@@ -112,6 +112,21 @@ describe('sign-in', () => {
     }
   });
 
+  test('an address has one allowance across every dashboard process (D366)', async () => {
+    const first = await new DashboardSuite().start({ SIGN_IN_ATTEMPTS_PER_WINDOW: '3' });
+    const second = await new DashboardSuite().start({ SIGN_IN_ATTEMPTS_PER_WINDOW: '3' });
+    try {
+      // Alternating between two processes, as a load balancer spreads an address's requests over two pods.
+      const browsers = [first.browser(), second.browser()];
+      const statuses = [];
+      for (let attempt = 0; attempt < 5; attempt += 1) statuses.push((await browsers[attempt % 2]!.signIn(`spread-${attempt}@example.com`, 'password-spraying')).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    } finally {
+      await first.stop();
+      await second.stop();
+    }
+  });
+
   test('a session token planted before sign-in is never promoted: signing in issues a new one (no session fixation)', async () => {
     const org = await suite.organisation();
     const { email } = await suite.signedInMember(org.id);

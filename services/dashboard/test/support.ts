@@ -5,8 +5,8 @@
  * page's CSRF token back with its forms.
  */
 import { KeyAdmin, KeyRepository } from '@partner-api/gateway';
-import { createLogger, createPool, randomBase62, type MailMessage, type Mailer, type Pool } from '@partner-api/shared';
-import { loadDashboardConfig, startDashboard, type RunningDashboard } from '../src';
+import { createLogger, createPool, keysEverywhere, randomBase62, redisFromEnv, type MailMessage, type Mailer, type Pool } from '@partner-api/shared';
+import { loadDashboardConfig, SIGN_IN_COUNTS_PREFIX, startDashboard, type RunningDashboard } from '../src';
 
 export const silent = createLogger('it', process.env.IT_LOG_LEVEL ?? 'silent');
 
@@ -28,6 +28,17 @@ export class KeptMail implements Mailer {
 
 export const PASSWORD = 'correct horse battery staple';
 
+/** Forgets every address's sign-in count (tests only: the counts are shared by every dashboard on this Redis). */
+export async function clearSignInCounts(): Promise<void> {
+  const redis = redisFromEnv();
+  try {
+    const keys = await keysEverywhere(redis, `${SIGN_IN_COUNTS_PREFIX}*`);
+    for (const key of keys) await redis.del(key);
+  } finally {
+    await redis.quit();
+  }
+}
+
 export class DashboardSuite {
   running!: RunningDashboard;
   readonly mail = new KeptMail();
@@ -37,6 +48,8 @@ export class DashboardSuite {
 
   async start(env: Record<string, string> = {}): Promise<this> {
     const config = loadDashboardConfig({ ...process.env, HTTP_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent', ...env });
+    // Every suite signs in from 127.0.0.1: each starts with the address's count at zero, as a fresh process did while counts were per process.
+    await clearSignInCounts();
     this.running = await startDashboard(config, silent, { mailer: this.mail });
     return this;
   }

@@ -4,7 +4,7 @@
  * of the per-member lockout (D322).
  */
 import { Router, type Request, type Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 import { homeOf } from '../../domain/roles';
 import { MIN_PASSWORD_LENGTH } from '../../domain/passwords';
 import type { Member } from '../../storage/member-repository';
@@ -16,6 +16,8 @@ import { render, renderRefusal } from '../views';
 export interface SignInLimits {
   attemptsPerWindow: number;
   windowSeconds: number;
+  /** Where the counts are kept: shared by every dashboard process (AddressLimitCounts). */
+  counts: Store;
 }
 
 type Form = Record<string, string | undefined>;
@@ -25,6 +27,7 @@ export function signInRoutes(deps: DashboardDeps, limits: SignInLimits): Router 
   const attempts = rateLimit({
     windowMs: limits.windowSeconds * 1000,
     limit: limits.attemptsPerWindow,
+    store: limits.counts,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     handler: (req, res) =>

@@ -1,0 +1,56 @@
+/**
+ * The per-address sign-in limit's counts (an express-rate-limit Store) in
+ * Redis, so that every dashboard process counts against one allowance: kept
+ * in each process, two pods (the chart's default) gave an address twice the
+ * attempts, and an autoscaled four four times (D366).
+ *
+ * A key's window starts with its first hit and ends a window later, as
+ * express-rate-limit's own store counts. rate-limit-redis does the same
+ * with its own SCRIPT LOAD and EVALSHA, which a Redis Cluster client with
+ * auto-pipelining sends to the wrong shard; the script here goes through
+ * `defineScript`, which routes by key on a cluster.
+ */
+import type { IncrementResponse, Options, Store } from 'express-rate-limit';
+import { defineScript, type RedisClient } from '@partner-api/shared';
+
+/** Counts a hit; returns the hits in the window and the milliseconds left of it. */
+const COUNT_HIT = `
+local hits = redis.call('INCR', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return {hits, left}`;
+
+type Counting = RedisClient & { countAddressHit(key: string, windowMs: number): Promise<[number, number]> };
+
+export class AddressLimitCounts implements Store {
+  readonly localKeys = false;
+  private windowMs = 60_000;
+
+  /** Defines its script on the client: call before the client's first command (see defineScript). */
+  constructor(
+    private readonly redis: RedisClient,
+    readonly prefix: string,
+  ) {
+    defineScript(redis, 'countAddressHit', COUNT_HIT, 1);
+  }
+
+  init(options: Options): void {
+    this.windowMs = options.windowMs;
+  }
+
+  async increment(key: string): Promise<IncrementResponse> {
+    const [hits, left] = await (this.redis as Counting).countAddressHit(this.prefix + key, this.windowMs);
+    return { totalHits: hits, resetTime: new Date(Date.now() + left) };
+  }
+
+  async decrement(key: string): Promise<void> {
+    await this.redis.decr(this.prefix + key);
+  }
+
+  async resetKey(key: string): Promise<void> {
+    await this.redis.del(this.prefix + key);
+  }
+}
