@@ -180,7 +180,7 @@ export class WaitlistDesk {
     return inTransaction(this.pool, async (client) => {
       await WaitlistEntries.lockPool(client, poolId);
       await WaitlistEntries.settleOffers(client, poolId);
-      const free = (await this.reserve.reserved(eventId, poolId)) - (await WaitlistEntries.untakenQuantity(client, poolId));
+      const free = (await this.reserve.listState(eventId, poolId)).reserved - (await WaitlistEntries.untakenQuantity(client, poolId));
       const offers = planOffers(free, await WaitlistEntries.waiting(client, poolId));
       if (offers.length === 0) return 0;
       const expiresAt = new Date(this.clock().getTime() + this.options.offerTtlSeconds * 1000);

@@ -71,12 +71,6 @@ export class WaitlistStock {
     this.commands = redis as unknown as WaitlistCommands;
   }
 
-  /** Tickets reserved for the pool's list right now. */
-  async reserved(eventId: string, poolId: string): Promise<number> {
-    this.gate?.check(eventId);
-    return Number((await this.redis.get(waitlistReserveKey(eventId, poolId))) ?? 0);
-  }
-
   /** The pool's reserve, and the demand Redis has for it (null when it has none, as after a loss). */
   async listState(eventId: string, poolId: string): Promise<{ reserved: number; demand: number | null }> {
     this.gate?.check(eventId);
