@@ -24,12 +24,12 @@ export class PageBodies {
     this.kept = new LRUCache<string, PageBody>({ maxSize: maxBytes, sizeCalculation: (body, key) => body.json.byteLength + key.length + 64 });
   }
 
-  get(page: string): PageBody | undefined {
+  private get(page: string): PageBody | undefined {
     return this.kept.get(page);
   }
 
   /** Keeps a page's body; an empty tag (a service that does not tag) keeps nothing. */
-  keep(page: string, body: PageBody): void {
+  private keep(page: string, body: PageBody): void {
     if (body.tag) this.kept.set(page, body);
   }
 
