@@ -10,6 +10,7 @@
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { availabilityKey, holdKey } from '@partner-api/inventory';
 import { createPool, keysEverywhere, redisFromEnv, type RedisClient } from '@partner-api/shared';
 import { env } from './support/api';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
@@ -121,7 +122,7 @@ async function crash(name: 'inventory' | 'orders'): Promise<void> {
 }
 
 async function redisHolds(eventId: string): Promise<string[]> {
-  const prefix = `{ev:${eventId}}:hold:`;
+  const prefix = holdKey(eventId, '');
   return (await keysEverywhere(redis, `${prefix}*`)).map((key) => key.slice(prefix.length)).sort();
 }
 
@@ -169,7 +170,7 @@ async function burstThroughCrash(name: 'inventory' | 'orders') {
   expect(Number(committed[0]!.n)).toBe(0);
   expect(Number(pending[0]!.n)).toBe(0);
   expect(sold.length).toBeLessThanOrEqual(CAPACITY);
-  expect(Number(await redis.get(`{ev:${sale.eventId}}:avail:${sale.poolId}`))).toBe(CAPACITY - sold.length);
+  expect(Number(await redis.get(availabilityKey(sale.eventId, sale.poolId)))).toBe(CAPACITY - sold.length);
   // With every request retried to the end, the pool sells out.
   expect(sold.length).toBe(CAPACITY);
 }

@@ -14,6 +14,7 @@ import { execFile } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { availabilityKey, expiryKey, holdKey } from '@partner-api/inventory';
 import { createPool, isCluster, redisFromEnv, shardOf, type RedisClient } from '@partner-api/shared';
 import { env } from './support/api';
 import { inventoryClient, keyAdmin, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
@@ -167,7 +168,7 @@ async function onSaleEvent(capacity: number): Promise<OnSale> {
   return { slug, eventId: event.id.toString(), poolId: pool.id.toString(), typeId: Number(type.id), capacity };
 }
 
-const counterKey = (sale: OnSale) => `{ev:${sale.eventId}}:avail:${sale.poolId}`;
+const counterKey = (sale: OnSale) => availabilityKey(sale.eventId, sale.poolId);
 
 async function redisCounter(sale: OnSale): Promise<number | null> {
   const value = await redis.get(counterKey(sale));
@@ -196,8 +197,8 @@ async function settled(sale: OnSale): Promise<Awaited<ReturnType<typeof durable>
 
 /** The hold records Redis keeps for the event (every one is in its expiry index): id → tickets. */
 async function redisHolds(sale: OnSale): Promise<Map<string, number>> {
-  const ids = await redis.zrange(`{ev:${sale.eventId}}:holds`, '0', '-1');
-  const records = ids.length === 0 ? [] : await redis.mget(ids.map((id) => `{ev:${sale.eventId}}:hold:${id}`));
+  const ids = await redis.zrange(expiryKey(sale.eventId), '0', '-1');
+  const records = ids.length === 0 ? [] : await redis.mget(ids.map((id) => holdKey(sale.eventId, id)));
   return new Map(
     ids.map((id, index) => {
       const record = records[index] ? (JSON.parse(records[index]!) as { pools: Array<{ quantity: number }> }) : { pools: [] };
