@@ -145,6 +145,8 @@ test('a failing endpoint is disabled and its owners and admins are emailed; the 
     const failedEvent = (await failedRow.locator('code').first().textContent())!.trim();
     await failedRow.getByRole('button', { name: /Resend delivery/ }).click();
     await expect(page.getByTestId('flash').textContent()).resolves.toContain(failedEvent);
+    // The answer was a redirect to the page (303), so reloading it shows the page again and sends nothing.
+    expect(new URL(page.url()).searchParams.get('done')).toBe('delivery_resent');
     await waitFor(() => receiver.forEvent(failedEvent).some((request) => Number(request.headers['service-delivery-attempt']) > 1), 20_000, 'the resent delivery');
 
     // Recover everything failed or missed since before the comps.
@@ -152,6 +154,7 @@ test('a failing endpoint is disabled and its owners and admins are emailed; the 
     await page.getByLabel('Send them again').check();
     await page.getByRole('button', { name: 'Recover' }).click();
     await expect(page.getByTestId('flash').textContent()).resolves.toMatch(/^\d+ failed or missed deliveries/);
+    expect(new URL(page.url()).searchParams.get('done')).toBe('endpoint_recovered');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'webhook-recovered.png') });
 
     const ticketIds = [...failedBatch.body.tickets, ...missedBatch.body.tickets].map((ticket) => ticket.id).sort((a, b) => a - b);

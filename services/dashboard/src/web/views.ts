@@ -22,8 +22,18 @@ const NAV: Array<{ href: string; label: string; permission: Permission }> = [
   { href: '/audit', label: 'Audit log', permission: 'audit' },
 ];
 
-/** Outcomes of a form that redirects, shown once on the page it lands on (`?done=`). */
-const DONE_MESSAGES: Record<string, string> = {
+type Query = Record<string, unknown>;
+const EVENT_ID = /^evt_[A-Za-z0-9]{1,64}$/;
+const COUNT = /^\d{1,9}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+/** A query value that matches, or undefined: a crafted link cannot put words of its own into a message. */
+const matching = (value: unknown, pattern: RegExp): string | undefined => (typeof value === 'string' && pattern.test(value) ? value : undefined);
+
+/**
+ * Outcomes of a form that redirects, shown once on the page it lands on
+ * (`?done=`, with the outcome's figures beside it when it has any).
+ */
+const DONE_MESSAGES: Record<string, string | ((query: Query) => string | undefined)> = {
   allowlist_saved: 'The allowlist is saved; it applies to the key’s next request.',
   rate_limit_saved: 'The rate limit is saved; it applies to the key’s next request.',
   key_revoked: 'The key is revoked.',
@@ -36,9 +46,21 @@ const DONE_MESSAGES: Record<string, string> = {
   ticket_transferred: 'Ticket transferred. It has a new code; the old one no longer checks in.',
   ticket_voided: 'Ticket voided. It no longer checks in and its place is back on sale.',
   link_sent: 'If that address belongs to a member, a sign-in link is on its way. It works once, for 15 minutes.',
+  endpoint_enabled: 'The endpoint is enabled and its failure count reset. Recover what it missed below.',
+  delivery_resent: (query) => {
+    const [event, attempt] = [matching(query.event, EVENT_ID), matching(query.attempt, COUNT)];
+    return event && attempt ? `Event ${event} is queued again as attempt ${attempt}.` : undefined;
+  },
+  endpoint_recovered: (query) => {
+    const [queued, since] = [matching(query.queued, COUNT), matching(query.since, ISO_TIME)];
+    return queued && since ? `${queued} failed or missed deliveries since ${since} are queued again.` : undefined;
+  },
 };
 
-export const doneMessage = (code: unknown): string | undefined => (typeof code === 'string' ? DONE_MESSAGES[code] : undefined);
+export function doneMessage(query: Query): string | undefined {
+  const message = typeof query.done === 'string' ? DONE_MESSAGES[query.done] : undefined;
+  return typeof message === 'function' ? message(query) : message;
+}
 
 const eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true });
 
@@ -66,7 +88,7 @@ export function render(req: Request, res: Response, view: string, options: PageO
     nav,
     path: req.originalUrl,
     csrf: req.csrfToken?.() ?? '',
-    flash: options.flash ?? doneMessage(req.query.done),
+    flash: options.flash ?? doneMessage(req.query),
     time,
   });
   res.status(options.status ?? 200).type('html').send(html);

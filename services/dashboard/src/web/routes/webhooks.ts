@@ -59,8 +59,19 @@ export function webhookRoutes(deps: DashboardDeps): Router {
     });
   }
 
-  /** Runs a form's action, audit-logs it, and shows the endpoint again with the outcome or the refusal. */
-  async function act(req: Request, res: Response, work: (signedIn: SignedInLocals, id: bigint) => Promise<{ flash: string; secret?: string }>): Promise<void> {
+  /**
+   * Runs a form's action (which audit-logs it) and sends the browser back to
+   * the endpoint's page with the outcome in the address (`?done=`), so that
+   * reloading the page does not send the form again. A refusal shows the
+   * page with the form's error. `shown` instead renders the outcome in
+   * place: a new signing secret is shown once and must not travel in an
+   * address (history, logs).
+   */
+  async function act(
+    req: Request,
+    res: Response,
+    work: (signedIn: SignedInLocals, id: bigint) => Promise<{ done: Record<string, string> } | { shown: { flash: string; secret?: string | undefined } }>,
+  ): Promise<void> {
     const signedIn = requireMember(res, 'webhooks');
     const id = endpointId(req.params.id);
     let outcome;
@@ -72,7 +83,8 @@ export function webhookRoutes(deps: DashboardDeps): Router {
       if (!(error instanceof DashboardError)) throw error;
       return endpointPage(req, res, signedIn, { status: error.status, error: error.message, errorField: error.field });
     }
-    await endpointPage(req, res, signedIn, outcome);
+    if ('shown' in outcome) return endpointPage(req, res, signedIn, outcome.shown);
+    res.redirect(303, `/webhooks/${id}?${new URLSearchParams(outcome.done).toString()}`);
   }
 
   router.get('/webhooks', async (req, res) => {
@@ -97,7 +109,7 @@ export function webhookRoutes(deps: DashboardDeps): Router {
       const resent = await deps.webhooks.resendDelivery({ endpointId: id, deliveryId: BigInt(String(req.params.deliveryId)) }, serviceContext(signedIn));
       const delivery = resent.delivery!;
       await deps.audit.record(signedIn.actor, 'webhook.delivery_resent', `webhook endpoint ${id}`, { delivery: String(req.params.deliveryId), event: delivery.eventId, new_delivery: String(delivery.id), attempt: delivery.attempt });
-      return { flash: `Event ${delivery.eventId} is queued again as attempt ${delivery.attempt}.` };
+      return { done: { done: 'delivery_resent', event: delivery.eventId, attempt: String(delivery.attempt) } };
     }),
   );
 
@@ -108,7 +120,7 @@ export function webhookRoutes(deps: DashboardDeps): Router {
       if (form.confirm !== 'yes') throw new DashboardError(400, 'Tick the box to confirm the recovery.', 'confirm');
       const replay = await deps.webhooks.recoverEndpoint({ endpointId: id, since }, serviceContext(signedIn));
       await deps.audit.record(signedIn.actor, 'webhook.recovered', `webhook endpoint ${id}`, { since, queued: replay.queued, replay: String(replay.id) });
-      return { flash: `${replay.queued} failed or missed deliveries since ${since} are queued again.` };
+      return { done: { done: 'endpoint_recovered', queued: String(replay.queued), since } };
     }),
   );
 
@@ -117,7 +129,7 @@ export function webhookRoutes(deps: DashboardDeps): Router {
       if ((req.body as Form).confirm !== 'yes') throw new DashboardError(400, 'Tick the box to confirm.', 'confirm');
       await deps.webhooks.updateEndpoint({ id, enabled: true, eventTypes: [], setEventTypes: false }, serviceContext(signedIn));
       await deps.audit.record(signedIn.actor, 'webhook.enabled', `webhook endpoint ${id}`);
-      return { flash: 'The endpoint is enabled and its failure count reset. Recover what it missed below.' };
+      return { done: { done: 'endpoint_enabled' } };
     }),
   );
 
@@ -126,7 +138,7 @@ export function webhookRoutes(deps: DashboardDeps): Router {
       if ((req.body as Form).confirm !== 'yes') throw new DashboardError(400, 'Tick the box to confirm the rotation.', 'confirm');
       const rotated = await deps.webhooks.rotateSecret({ id }, serviceContext(signedIn));
       await deps.audit.record(signedIn.actor, 'webhook.secret_rotated', `webhook endpoint ${id}`, { secret_hint: rotated.secretHint });
-      return { flash: 'A new signing secret is in use; the old one keeps signing beside it for 24 hours.', secret: rotated.secret };
+      return { shown: { flash: 'A new signing secret is in use; the old one keeps signing beside it for 24 hours.', secret: rotated.secret } };
     }),
   );
 
