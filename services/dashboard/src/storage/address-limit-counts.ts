@@ -23,7 +23,15 @@ if left < 0 then
 end
 return {hits, left}`;
 
-type Counting = RedisClient & { countAddressHit(key: string, windowMs: number): Promise<[number, number]> };
+/** Takes a hit back, only while its window lasts: a key whose window ended is not made again without one. */
+const UNCOUNT_HIT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
+type Counting = RedisClient & {
+  countAddressHit(key: string, windowMs: number): Promise<[number, number]>;
+  uncountAddressHit(key: string): Promise<number>;
+};
 
 export class AddressLimitCounts implements Store {
   readonly localKeys = false;
@@ -35,6 +43,7 @@ export class AddressLimitCounts implements Store {
     readonly prefix: string,
   ) {
     defineScript(redis, 'countAddressHit', COUNT_HIT, 1);
+    defineScript(redis, 'uncountAddressHit', UNCOUNT_HIT, 1);
   }
 
   init(options: Options): void {
@@ -47,7 +56,7 @@ export class AddressLimitCounts implements Store {
   }
 
   async decrement(key: string): Promise<void> {
-    await this.redis.decr(this.prefix + key);
+    await (this.redis as Counting).uncountAddressHit(this.prefix + key);
   }
 
   async resetKey(key: string): Promise<void> {
