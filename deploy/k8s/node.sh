@@ -56,7 +56,7 @@ up() {
   pause=$(pause_image)
 
   start_containerd "$pause"
-  ctr images ls -q | grep -qxF "$pause" || load_archive "$pause" <(pause_archive)
+  ctr images ls -q | grep -qxF "$pause" || load_archive "$pause" pause_archive
   start_kubelet
   "$BIN/kube-scheduler" --kubeconfig="$K8S/scheduler.kubeconfig" --leader-elect=false --secure-port=0 \
     >"$LOGS/kube-scheduler.log" 2>&1 &
@@ -218,11 +218,24 @@ pause_archive() {
   rm -rf "$dir"
 }
 
-# load_archive NAME FILE: import a docker-archive that holds NAME.
+# load_archive NAME COMMAND...: import the docker-archive COMMAND writes (it
+# holds NAME). Written to a file first, so a save that fails is seen as a
+# failure rather than imported as nothing; tried twice (a CI run once found
+# the image missing after an import that reported no error).
 load_archive() {
-  say "loading $1 into the node's containerd"
-  ctr images import - <"$2" >/dev/null
-  ctr images ls -q | grep -qxF "$1" || die "containerd did not get $1"
+  local name=$1 archive attempt
+  shift
+  archive=$(mktemp)
+  for attempt in 1 2; do
+    say "loading $name into the node's containerd"
+    if "$@" >"$archive" && [[ -s $archive ]] && ctr images import - <"$archive" >/dev/null && ctr images ls -q | grep -qxF "$name"; then
+      rm -f "$archive"
+      return 0
+    fi
+    say "containerd did not get $name (attempt $attempt of 2)"
+  done
+  rm -f "$archive"
+  die "containerd did not get $name"
 }
 
 # load IMAGE...: podman images into containerd, once per image id (noted in
@@ -246,7 +259,7 @@ load() {
     done
     grep -v "^${name%:*}:" "$loaded" >"$loaded.tmp" || true
     mv "$loaded.tmp" "$loaded"
-    load_archive "$image" <("$ROOT/deploy/docker/podman.sh" save --format docker-archive "$image")
+    load_archive "$image" "$ROOT/deploy/docker/podman.sh" save --format docker-archive "$image"
     ctr images tag --force "$image" "$name" >/dev/null
     echo "$name $id" >>"$loaded"
   done
