@@ -238,6 +238,19 @@ function runQueueSeconds(pid) {
 }
 
 /**
+ * A schema of the benchmark's own, made anew with the up half of every
+ * migration in `dirs` (paths under the repository, in order), on a pool
+ * whose search_path is that schema.
+ */
+async function migratedScratchSchema(pool, schema, dirs) {
+  await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await pool.query(`CREATE SCHEMA ${schema}`);
+  for (const dir of dirs.map((relative) => path.join(ROOT, relative))) {
+    for (const file of fs.readdirSync(dir).sort()) await pool.query(fs.readFileSync(path.join(dir, file), 'utf8').split('-- Down Migration')[0]);
+  }
+}
+
+/**
  * Per process of the stack (services from their pidfiles, every PostgreSQL
  * process, Redis, `extra` processes by name, this load generator), from now
  * on: `spent()` its CPU seconds, `waited()` its run-queue seconds.
@@ -309,4 +322,4 @@ async function releaseHolds({ organisationId, slug }) {
   }
 }
 
-module.exports = { ROOT, fmt, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, usedSince, releaseHolds };
+module.exports = { ROOT, fmt, loadEnv, migratedScratchSchema, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, usedSince, releaseHolds };

@@ -7,27 +7,17 @@
 // enough, which is the case measured first; then one pass deleting a batch.
 // Runs in a schema of its own (`bench_retention`, migrated here, dropped at
 // the end); bounded in rows and passes.
-const fs = require('node:fs');
-const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { Pool } = require('pg');
 const { pruneOutbox } = require('../../services/shared/dist/outbox');
 const { EventFeedRepository } = require('../../services/webhooks/dist/storage/event-feed-repository');
-const { ROOT, fmt, loadEnv, record } = require('./lib');
+const { fmt, loadEnv, migratedScratchSchema, record } = require('./lib');
 
 const SCHEMA = 'bench_retention';
 const ROWS = Number(process.env.BENCH_ROWS ?? 500_000);
 const PASSES = Number(process.env.BENCH_PASSES ?? 10);
 const BATCH = 1_000;
 const DAY = 86_400_000;
-
-async function migrate(pool) {
-  await pool.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await pool.query(`CREATE SCHEMA ${SCHEMA}`);
-  for (const dir of [path.join(ROOT, 'services', 'shared', 'migrations', 'outbox'), path.join(ROOT, 'services', 'webhooks', 'migrations')]) {
-    for (const file of fs.readdirSync(dir).sort()) await pool.query(fs.readFileSync(path.join(dir, file), 'utf8').split('-- Down Migration')[0]);
-  }
-}
 
 /** ROWS published outbox rows and ROWS finished attempts, written in order over the `days` days before now. */
 async function fill(pool, days) {
@@ -66,7 +56,7 @@ async function main() {
   };
   const measured = {};
   try {
-    await migrate(pool);
+    await migratedScratchSchema(pool, SCHEMA, ['services/shared/migrations/outbox', 'services/webhooks/migrations']);
     // A week and a half of rows against a week's outbox retention and 30 days of the webhooks' (the last 3 days' worth due).
     await fill(pool, 33);
     const cutoffs = { outbox: new Date(Date.now() - 7 * DAY), webhooks: new Date(Date.now() - 30 * DAY) };

@@ -8,12 +8,10 @@
 // size is measured with nothing due (the claim that ends every drain) and
 // with 64 attempts due. Runs in a schema of its own (`bench_webhook_claims`,
 // migrated here, dropped at the end); bounded in rows and calls.
-const fs = require('node:fs');
-const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { Pool } = require('pg');
 const { DeliveryRepository } = require('../../services/webhooks/dist/storage/delivery-repository');
-const { ROOT, fmt, loadEnv, record } = require('./lib');
+const { fmt, loadEnv, migratedScratchSchema, record } = require('./lib');
 
 const SCHEMA = 'bench_webhook_claims';
 const SIZES = (process.env.BENCH_RETRIES ?? '0,10000,50000').split(',').map(Number);
@@ -31,13 +29,6 @@ const CLAIM_BEFORE = `WITH due AS (
  UPDATE deliveries d SET status = 'sending', lease_until = now() + $2 * interval '1 millisecond', sent_at = now(), updated_at = now()
    FROM due, endpoints e, events ev WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
  RETURNING d.id, ev.payload`;
-
-async function migrate(pool) {
-  await pool.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await pool.query(`CREATE SCHEMA ${SCHEMA}`);
-  const dir = path.join(ROOT, 'services', 'webhooks', 'migrations');
-  for (const file of fs.readdirSync(dir).sort()) await pool.query(fs.readFileSync(path.join(dir, file), 'utf8').split('-- Down Migration')[0]);
-}
 
 /** One endpoint; `retries` attempts due between an hour and three days from now; IN_FLIGHT attempts sending under a live lease. */
 async function fill(pool, retries) {
@@ -95,7 +86,7 @@ async function main() {
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, options: `-c search_path=${SCHEMA}`, max: 1 });
   const rows = [];
   try {
-    await migrate(pool);
+    await migratedScratchSchema(pool, SCHEMA, ['services/webhooks/migrations']);
     const repository = new DeliveryRepository(pool);
     for (const retries of SIZES) {
       // Now: the repository's claim on the migrated indexes.

@@ -42,11 +42,7 @@ async function endpoint(organisationId: number, eventTypes: string[], options: {
 }
 
 /** Stores the events and fans them out as the consumer does: in one transaction. */
-const storeAndFanOut = (events: ReceivedEvent[]) =>
-  inTransaction(database.pool, async (client) => {
-    const stored = new Set(await repository.storeEvents(client, events));
-    return repository.fanOut(client, events.filter((event) => stored.delete(event.id)));
-  });
+const storeAndFanOut = (events: ReceivedEvent[]) => inTransaction(database.pool, async (client) => repository.fanOut(client, await repository.storeEvents(client, events)));
 
 const attempts = () =>
   database.pool

@@ -102,11 +102,7 @@ export class Deliveries {
     });
     if (events.length === 0) return 0;
     // Only events stored just now fan out; test-mode events never do (test endpoints get only test sends).
-    return inTransaction(this.pool, async (client) => {
-      const stored = new Set(await this.deliveries.storeEvents(client, events));
-      // An event twice in the chunk was stored once and fans out once.
-      return this.deliveries.fanOut(client, events.filter((event) => stored.delete(event.id)));
-    });
+    return inTransaction(this.pool, async (client) => this.deliveries.fanOut(client, await this.deliveries.storeEvents(client, events)));
   }
 
   /**

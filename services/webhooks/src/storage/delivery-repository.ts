@@ -100,8 +100,8 @@ export interface SucceededAttempt {
 export class DeliveryRepository {
   constructor(private readonly pool: Pool) {}
 
-  /** Stores the events not stored yet (a re-read message, or one twice in the batch, is skipped); returns the ids it stored. */
-  async storeEvents(client: PoolClient, events: ReceivedEvent[]): Promise<string[]> {
+  /** Stores the events not stored yet (a re-read message, or one twice in the batch, is skipped); returns the events it stored, each once. */
+  async storeEvents(client: PoolClient, events: ReceivedEvent[]): Promise<ReceivedEvent[]> {
     const { rows } = await client.query<{ id: string }>({
       name: 'webhooks.store-events',
       text: `INSERT INTO events (id, organisation_id, type, livemode, payload, trace_context, created_at)
@@ -117,7 +117,9 @@ export class DeliveryRepository {
         events.map((e) => e.createdAt),
       ],
     });
-    return rows.map((row) => row.id);
+    const stored = new Set(rows.map((row) => row.id));
+    // Set.delete is true once per id: an event twice in the batch is returned once.
+    return events.filter((event) => stored.delete(event.id));
   }
 
   /**
