@@ -33,7 +33,8 @@ const DEFAULT_DEADLINE_MS = 10_000;
  * A lost backend is tried again at least every second. grpc-js's default
  * backoff grows to two minutes, so a service back after a long outage
  * could stay unreachable for as long again, every call failing at once
- * meanwhile (D356).
+ * meanwhile (D356). Calls made between two attempts wait for the next one
+ * (see RECONNECT_WAIT_MS).
  */
 export const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_time_ms': 30_000,
@@ -41,6 +42,25 @@ export const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': 250,
   'grpc.max_reconnect_backoff_ms': 1_000,
 };
+
+/**
+ * How long a call made while its channel has no backend (between two
+ * connection attempts, as while the only pod of a service restarts) waits
+ * for one before it is sent anyway and fails at once as unreachable
+ * (D368). Longer than the longest gap between attempts, so a restart of a
+ * second or less costs its callers time instead of errors; far shorter than
+ * a deadline, so a real outage still answers within about a second and a half.
+ */
+export const RECONNECT_WAIT_MS = 1_500;
+
+/** Resolves when the channel has a ready backend, or at `until` (ms since the epoch) whatever its state. */
+async function backendOrGiveUp(channel: ReturnType<grpc.Client['getChannel']>, until: number): Promise<void> {
+  for (;;) {
+    const state = channel.getConnectivityState(true);
+    if (state === grpc.connectivityState.READY || state === grpc.connectivityState.SHUTDOWN || Date.now() >= until) return;
+    await new Promise<void>((resolve) => channel.watchConnectivityState(state, until, () => resolve()));
+  }
+}
 
 type Invoke = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response?: unknown) => void) => void;
 
@@ -82,11 +102,16 @@ export function createServiceClient<M extends GenServiceMethods>(
   const batched = new Set<string>(options.batched ?? []);
   const coalescer = batched.size > 0 ? batchCoalescer(client, sendAlone) : undefined;
 
+  const channel = client.getChannel();
   const methods: Record<string, unknown> = {};
   for (const method of service.methods as DescMethodUnary[]) {
     const send = coalescer && batched.has(method.localName) ? coalescer.call.bind(coalescer) : sendAlone;
-    methods[method.localName] = (request: unknown, ctx: RequestContext, callOptions?: { deadlineMs?: number }) =>
-      send(method, request, ctx, new Date(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS)));
+    methods[method.localName] = (request: unknown, ctx: RequestContext, callOptions?: { deadlineMs?: number }) => {
+      const deadline = new Date(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS));
+      // The usual case costs one state read; only a channel without a ready backend makes the call wait.
+      if (channel.getConnectivityState(true) === grpc.connectivityState.READY) return send(method, request, ctx, deadline);
+      return backendOrGiveUp(channel, Math.min(deadline.getTime(), Date.now() + RECONNECT_WAIT_MS)).then(() => send(method, request, ctx, deadline));
+    };
   }
   methods.close = () => client.close();
   return methods as ServiceClient<M>;

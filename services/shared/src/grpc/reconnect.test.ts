@@ -56,3 +56,50 @@ it('tries a lost backend at least every second, and serves again within about a 
     refuser.close();
   }
 }, 30_000);
+
+it('rides out a backend restart: calls made while it is away for under a second wait for it and are answered (D368)', async () => {
+  const serve = (port: number) =>
+    startGrpcServer(
+      (grpcServer) => addService(grpcServer, InventoryService, { holdStock: async () => ({ eventId: 1n, eventUrl: 'up', lines: [] }) }, pino({ level: 'silent' })),
+      '127.0.0.1',
+      port,
+    );
+  const first = await serve(0);
+  const client = createServiceClient(InventoryService, `127.0.0.1:${first.port}`);
+  const hold = () => client.holdStock({ holdId: 'h', eventIdOrSlug: 'e', lines: [] }, ctx, { deadlineMs: 5_000 });
+  let second: Awaited<ReturnType<typeof serve>> | undefined;
+  try {
+    await hold();
+    first.server.forceShutdown();
+    // Back on the same port 600 ms later, as a restarted pod behind the same address.
+    const restart = sleep(600).then(async () => (second = await serve(first.port)));
+    // A call already on its way when the connection drops fails (a 500 the partner may retry); these come after.
+    await sleep(100);
+    const outcomes: string[] = [];
+    const startedAt = Date.now();
+    while (Date.now() - startedAt < 1_000) {
+      outcomes.push(await hold().then(() => 'answered', (error: { code?: string }) => `failed: ${error.code ?? String(error)}`));
+      await sleep(50);
+    }
+    await restart;
+    expect(outcomes.filter((outcome) => outcome !== 'answered')).toEqual([]);
+  } finally {
+    second?.server.forceShutdown();
+    client.close();
+  }
+}, 30_000);
+
+it('gives up on a backend that stays away after a bounded wait, not at the call’s deadline', async () => {
+  const refuser = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => refuser.listen(0, '127.0.0.1', resolve));
+  const client = createServiceClient(InventoryService, `127.0.0.1:${(refuser.address() as net.AddressInfo).port}`);
+  try {
+    await expect(client.holdStock({ holdId: 'h', eventIdOrSlug: 'e', lines: [] }, ctx, { deadlineMs: 500 })).rejects.toBeDefined();
+    const startedAt = Date.now();
+    await expect(client.holdStock({ holdId: 'h', eventIdOrSlug: 'e', lines: [] }, ctx, { deadlineMs: 20_000 })).rejects.toBeDefined();
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+  } finally {
+    client.close();
+    refuser.close();
+  }
+}, 30_000);
