@@ -71,10 +71,19 @@ export const localGrpcAddress = (service: keyof typeof LOCAL_GRPC_PORTS): string
 export const portEnv = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 /** The settings of a gRPC service with its own schema and an outbox: ports are per service. */
+/** How long published outbox rows are kept, and how they are pruned (outbox/retention.ts). */
+export const outboxRetentionEnv = z.object({
+  /** Published outbox rows are deleted this long after they were written; 0 keeps them. */
+  OUTBOX_RETENTION_HOURS: z.coerce.number().nonnegative().default(168),
+  OUTBOX_RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  OUTBOX_RETENTION_BATCH: z.coerce.number().int().positive().max(100_000).default(1_000),
+});
+
 export const grpcServiceEnv = (ports: { grpc: number; ops: number }) =>
   commonEnv
     .extend(databaseEnv.shape)
     .extend(kafkaEnv.shape)
+    .extend(outboxRetentionEnv.shape)
     .extend({
       GRPC_PORT: portEnv(ports.grpc),
       OPS_PORT: portEnv(ports.ops),
@@ -82,10 +91,6 @@ export const grpcServiceEnv = (ports: { grpc: number; ops: number }) =>
       GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().nonnegative().default(60_000),
       /** How long calls in flight on such a connection may still run. */
       GRPC_MAX_CONNECTION_AGE_GRACE_MS: z.coerce.number().int().nonnegative().default(15_000),
-      /** Published outbox rows are deleted this long after they were written; 0 keeps them (outbox/retention.ts). */
-      OUTBOX_RETENTION_HOURS: z.coerce.number().nonnegative().default(168),
-      OUTBOX_RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
-      OUTBOX_RETENTION_BATCH: z.coerce.number().int().positive().max(100_000).default(1_000),
     });
 
 /**

@@ -10,6 +10,8 @@ import type * as grpc from '@grpc/grpc-js';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
+import type { z } from 'zod';
+import type { kafkaEnv, outboxRetentionEnv } from './config';
 import { createPool } from './db';
 import { addService, GrpcHealth, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
 import { connectIdempotentProducer, createKafka, ensureTopic } from './kafka';
@@ -36,13 +38,7 @@ export interface RuntimeConfig {
 }
 
 /** What the outbox relay and its retention read from a service's config (grpcServiceEnv). */
-export interface OutboxConfig {
-  KAFKA_BROKERS: string[];
-  KAFKA_TOPIC: string;
-  OUTBOX_RETENTION_HOURS: number;
-  OUTBOX_RETENTION_INTERVAL_MS: number;
-  OUTBOX_RETENTION_BATCH: number;
-}
+export type OutboxConfig = z.infer<typeof kafkaEnv> & z.infer<typeof outboxRetentionEnv>;
 
 /** How often a gRPC server's health status is brought up to date with the process's readiness. */
 export const GRPC_HEALTH_REFRESH_MS = 2_000;
