@@ -90,18 +90,24 @@ describe('orders', () => {
     }
   });
 
-  test('search opens an order by its id and by a ticket number, and says that codes cannot be searched', async () => {
-    const { owner, orderId, tickets } = await organisationWithOrder(1);
+  test('search opens an order by its id, by a ticket number and by a ticket code, which checks nobody in', async () => {
+    const { ctx, owner, orderId, tickets } = await organisationWithOrder(1);
     const byOrder = await owner.browser.get(`/orders?q=${orderId.toUpperCase()}`);
     expect(byOrder.status).toBe(303);
     expect(byOrder.location).toBe(`/orders/${orderId}`);
     const byTicket = await owner.browser.get(`/orders?q=${tickets[0]!.id}`);
     expect(byTicket.status).toBe(303);
     expect(byTicket.location).toBe(`/orders/${orderId}#ticket-${tickets[0]!.id}`);
-    const byCode = await owner.browser.get(`/orders?q=${tickets[0]!.barcode}`);
-    expect(byCode.status).toBe(400);
-    expect(byCode.html).toContain('cannot be looked up here');
-    expect(byCode.html).toContain('aria-invalid="true"');
+    const byCode = await owner.browser.get(`/orders?q=${encodeURIComponent(` ${tickets[0]!.barcode} `)}`);
+    expect(byCode.status).toBe(303);
+    expect(byCode.location).toBe(`/orders/${orderId}#ticket-${tickets[0]!.id}`);
+    expect((await orders.client.getOrder({ id: orderId }, ctx)).tickets[0]!.checkedInAt).toBeUndefined();
+    const unknownCode = await owner.browser.get(`/orders?q=${randomBase62(22)}`);
+    expect(unknownCode.status).toBe(404);
+    expect(unknownCode.html).toContain('No order id, ticket number or ticket code');
+    expect(unknownCode.html).toContain('aria-invalid="true"');
+    const tooLong = await owner.browser.get(`/orders?q=${'x'.repeat(257)}`);
+    expect(tooLong.status).toBe(400);
     const missing = await owner.browser.get('/orders?q=99999999999');
     expect(missing.status).toBe(404);
   });
@@ -289,6 +295,7 @@ describe('roles and organisations', () => {
     expect((await a.owner.browser.get(`/orders/${b.orderId}`)).status).toBe(404);
     expect((await a.owner.browser.get(`/orders?q=${b.orderId}`)).status).toBe(404);
     expect((await a.owner.browser.get(`/orders?q=${ticket.id}`)).status).toBe(404);
+    expect((await a.owner.browser.get(`/orders?q=${ticket.barcode}`)).status).toBe(404);
     expect((await a.owner.browser.get(`/orders/${b.orderId}/tickets/${ticket.id}/transfer`)).status).toBe(404);
     // B's ticket under A's order is no ticket of that order either.
     expect((await a.owner.browser.get(`/orders/${a.orderId}/tickets/${ticket.id}/void`)).status).toBe(404);

@@ -12,18 +12,21 @@ const MAX_ID = 2n ** 63n - 1n;
 /** The ticket a check-in names: by id (and then `code`, when sent, must be its barcode) or by barcode. */
 export type ScanTarget = { by: 'id'; ticketId: bigint; code: string | undefined } | { by: 'code'; code: string };
 
+/** A scanned or typed code without the white space around it (a scanner's line end); 1 to MAX_CODE_LENGTH characters. */
+export function ticketCode(raw: string): string {
+  const code = raw.trim();
+  if (code.length === 0 || code.length > MAX_CODE_LENGTH) {
+    throw new ApiError('parameter_invalid', `code must be 1 to ${MAX_CODE_LENGTH} characters.`, 'code');
+  }
+  return code;
+}
+
 /**
  * `code` (scanned barcode; white space around it, such as a scanner's line
  * end, is dropped) or `ticket_id`; neither is `400 parameter_missing`.
  */
 export function scanTarget(request: { code?: string | undefined; ticketId?: bigint | undefined }): ScanTarget {
-  let code: string | undefined;
-  if (request.code !== undefined) {
-    code = request.code.trim();
-    if (code.length === 0 || code.length > MAX_CODE_LENGTH) {
-      throw new ApiError('parameter_invalid', `code must be 1 to ${MAX_CODE_LENGTH} characters.`, 'code');
-    }
-  }
+  const code = request.code === undefined ? undefined : ticketCode(request.code);
   if (request.ticketId !== undefined) {
     if (request.ticketId <= 0n || request.ticketId > MAX_ID) throw new ApiError('parameter_invalid', 'ticket_id must be a positive integer.', 'ticket_id');
     return { by: 'id', ticketId: request.ticketId, code };

@@ -20,6 +20,7 @@ import {
   type RequestContext,
 } from '@partner-api/shared';
 import type { NewTicket, TicketRepository, TicketRow } from '../storage/ticket-repository';
+import { ticketCode } from './check-in-rules';
 import { ticketView, type TicketInit } from './ticket-view';
 
 type IssueRequest = MessageShape<typeof gen.tickets.IssueTicketsForOrderRequestSchema>;
@@ -41,6 +42,13 @@ export class Tickets {
   async get(ctx: RequestContext, id: bigint): Promise<TicketInit> {
     const row = id > 0n && id < 2n ** 63n ? await this.repository.find(ctx.organisationId, id.toString()) : undefined;
     if (!row) throw notFound('ticket');
+    return ticketView(row);
+  }
+
+  /** The organisation's ticket whose barcode is `code`; reading it changes nothing (the door's CheckIn is what admits). */
+  async findByCode(ctx: RequestContext, code: string): Promise<TicketInit> {
+    const row = await this.repository.findByBarcode(ctx.organisationId, ticketCode(code));
+    if (!row) throw new ApiError('resource_missing', 'No ticket has this code.', 'code');
     return ticketView(row);
   }
 

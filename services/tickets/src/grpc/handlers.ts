@@ -19,6 +19,7 @@ export function ticketsHandlers(
 ): Partial<ServiceHandlers<TicketsMethods>> {
   return {
     getTicket: (request, ctx) => tickets.get(ctx, request.id),
+    findTicketByCode: (request, ctx) => tickets.findByCode(ctx, request.code),
     listAttendees: (request, ctx) => attendees.list(ctx, request),
     checkIn: (request, ctx) => checkIns.checkIn(ctx, request),
     issueCompTickets: (request, ctx) => comps.issue(ctx, request),

@@ -12,14 +12,12 @@ import { DashboardError } from '../../domain/dashboard-error';
 import type { DashboardDeps } from '../deps';
 import { requireMember, serviceContext, type SignedInLocals } from '../signed-in';
 import { render, type PageOptions } from '../views';
-import { barcodeTail, customerName } from './orders';
+import { barcodeTail, customerName, MAX_TICKET_CODE } from './orders';
 
 type Event = MessageShape<typeof gen.inventory.EventSchema>;
 type Ticket = MessageShape<typeof gen.tickets.TicketSchema>;
 
 const ID = /^[1-9][0-9]{0,17}$/;
-/** As the tickets service takes codes: longer than any barcode or QR payload. */
-const MAX_CODE = 256;
 
 /** What the door shows for a scan (D335): `tone` picks the colour, `alert` whether it interrupts a screen reader. */
 export interface DoorResult {
@@ -96,8 +94,8 @@ export function doorRoutes(deps: DashboardDeps, logger: Logger): Router {
     if (!code) return page(req, res, signedIn, event, { status: 400, error: 'Type or scan a ticket code.', errorField: 'code' });
 
     let result: DoorResult;
-    if (code.length > MAX_CODE) {
-      result = doorResult(new ApiError('parameter_invalid', `A ticket code is at most ${MAX_CODE} characters.`, 'code'));
+    if (code.length > MAX_TICKET_CODE) {
+      result = doorResult(new ApiError('parameter_invalid', `A ticket code is at most ${MAX_TICKET_CODE} characters.`, 'code'));
     } else {
       try {
         const checkIn = await deps.tickets.checkIn({ eventIdOrSlug: String(event.id), code }, ctx);

@@ -52,6 +52,9 @@ const refused = (error: unknown): never => {
 
 export const customerName = (customer: { firstName?: string; lastName?: string } | undefined): string => [customer?.firstName, customer?.lastName].filter(Boolean).join(' ');
 /** Enough of a barcode to tell tickets apart on screen, not enough to copy one to the door. */
+/** As the tickets service takes codes: longer than any barcode or QR payload. */
+export const MAX_TICKET_CODE = 256;
+
 export const barcodeTail = (barcode: string): string => (barcode ? `…${barcode.slice(-4)}` : '');
 
 /** Test data is read-only, as for test keys; transfers and voids have no dry run, so the dashboard does not send them. */
@@ -126,7 +129,11 @@ export function orderRoutes(deps: DashboardDeps): Router {
     });
   }
 
-  /** An order id opens the order; a ticket id opens its ticket's order. Barcodes are not searchable (D330). */
+  /**
+   * An order id opens the order; a ticket number or a ticket's code opens
+   * its ticket's order at the ticket (D330, D369). Reading a code checks
+   * nobody in: that is the door's call alone.
+   */
   async function search(ctx: RequestContext, q: string): Promise<string> {
     if (UUID.test(q)) {
       await deps.orders.getOrder({ id: q.toLowerCase() }, ctx).catch((error: unknown) => {
@@ -136,19 +143,27 @@ export function orderRoutes(deps: DashboardDeps): Router {
       return `/orders/${q.toLowerCase()}`;
     }
     const id = q.replace(/^#/, '');
-    if (ID.test(id)) {
-      const ticket = await deps.tickets.getTicket({ id: BigInt(id) }, ctx).catch((error: unknown) => {
-        if (error instanceof ApiError && error.code === 'resource_missing') throw new DashboardError(404, `No ticket of your organisation has the number ${id}.`, 'q');
-        throw error;
-      });
-      if (!ticket.orderId) throw new DashboardError(404, `Ticket ${id} is a complimentary ticket: it belongs to no order.`, 'q');
-      return `/orders/${ticket.orderId}#ticket-${id}`;
-    }
-    throw new DashboardError(
-      400,
-      'Search finds an order by its id (a uuid such as 3f2b1c9e-…) or a ticket by its number. Ticket codes (barcodes) cannot be looked up here: the only call that reads a code checks the ticket in.',
-      'q',
-    );
+    const ticket = ID.test(id) ? await ticketByNumber(ctx, id) : await ticketByCode(ctx, q);
+    const name = ID.test(id) ? `Ticket ${id}` : `The ticket with code ${barcodeTail(q)}`;
+    if (!ticket.orderId) throw new DashboardError(404, `${name} is a complimentary ticket: it belongs to no order.`, 'q');
+    return `/orders/${ticket.orderId}#ticket-${ticket.id}`;
+  }
+
+  function ticketByNumber(ctx: RequestContext, id: string): Promise<Ticket> {
+    return deps.tickets.getTicket({ id: BigInt(id) }, ctx).catch((error: unknown) => {
+      if (error instanceof ApiError && error.code === 'resource_missing') throw new DashboardError(404, `No ticket of your organisation has the number ${id}.`, 'q');
+      throw error;
+    });
+  }
+
+  function ticketByCode(ctx: RequestContext, code: string): Promise<Ticket> {
+    if (code.length > MAX_TICKET_CODE) throw new DashboardError(400, `Search finds an order by its id, or a ticket by its number or its code (at most ${MAX_TICKET_CODE} characters).`, 'q');
+    return deps.tickets.findTicketByCode({ code }, ctx).catch((error: unknown) => {
+      if (error instanceof ApiError && error.code === 'resource_missing') {
+        throw new DashboardError(404, 'No order id, ticket number or ticket code of your organisation matches this. An order id is a uuid such as 3f2b1c9e-…; a ticket code is read from the ticket whole.', 'q');
+      }
+      throw error;
+    });
   }
 
   router.get('/orders', async (req, res) => {
