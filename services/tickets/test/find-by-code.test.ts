@@ -3,9 +3,10 @@
  * tickets schema: the organisation's own ticket, found whatever white space
  * a scanner left around the code, and nothing checked in by reading it.
  */
-import { createPool, inTransaction, randomBase62, type ApiError, type Pool, type RequestContext } from '@partner-api/shared';
+import { createPool, randomBase62, type ApiError, type Pool, type RequestContext } from '@partner-api/shared';
 import { Tickets } from '../src/domain/tickets';
-import { TicketRepository, type TicketRow } from '../src/storage/ticket-repository';
+import { TicketRepository } from '../src/storage/ticket-repository';
+import { storedCompTicket } from './support';
 
 const organisationId = 910_000 + Math.floor(Math.random() * 89_999);
 const ctx = (organisation: number): RequestContext => ({ organisationId: organisation, mode: 'live', keyId: 1, requestId: 'it' });
@@ -13,17 +14,7 @@ let pool: Pool;
 let repository: TicketRepository;
 let tickets: Tickets;
 
-async function issue(): Promise<TicketRow> {
-  const [row] = await inTransaction(pool, (client) =>
-    repository.insertMany(client, [
-      {
-        organisation_id: String(organisationId), barcode: randomBase62(22), order_id: null, position: null, event_id: '11', ticket_type_id: '12', pool_id: '13',
-        ticket_type_name: 'GA', attendee_first_name: 'Ann', attendee_last_name: 'Lee', attendee_email: 'ann@example.com', price_cents: '0', comp: true, comp_batch_id: null,
-      },
-    ]),
-  );
-  return row!;
-}
+const issue = () => storedCompTicket(pool, repository, organisationId);
 
 const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as ApiError);
 

@@ -5,9 +5,10 @@
  * is; concurrent transfers of one ticket apply one after the other.
  */
 import { create } from '@bufbuild/protobuf';
-import { ApiError, createPool, gen, inTransaction, randomBase62, type Pool, type RequestContext } from '@partner-api/shared';
+import { ApiError, createPool, gen, type Pool, type RequestContext } from '@partner-api/shared';
 import { Transfers } from '../src/domain/transfers';
-import { TicketRepository, type TicketRow } from '../src/storage/ticket-repository';
+import { TicketRepository } from '../src/storage/ticket-repository';
+import { storedCompTicket } from './support';
 
 const organisationId = 800_000 + Math.floor(Math.random() * 99_999);
 const ctx: RequestContext = { organisationId, mode: 'live', keyId: 1, requestId: 'it' };
@@ -15,17 +16,7 @@ let pool: Pool;
 let repository: TicketRepository;
 let transfers: Transfers;
 
-async function issue(email: string | null = 'ann@example.com'): Promise<TicketRow> {
-  const [row] = await inTransaction(pool, (client) =>
-    repository.insertMany(client, [
-      {
-        organisation_id: String(organisationId), barcode: randomBase62(22), order_id: null, position: null, event_id: '1', ticket_type_id: '2', pool_id: '3',
-        ticket_type_name: 'GA', attendee_first_name: 'Ann', attendee_last_name: 'Lee', attendee_email: email, price_cents: '0', comp: true, comp_batch_id: null,
-      },
-    ]),
-  );
-  return row!;
-}
+const issue = (email: string | null = 'ann@example.com') => storedCompTicket(pool, repository, organisationId, { attendee_email: email });
 
 const transfer = (id: string, email: string, firstName?: string) =>
   transfers.transfer(ctx, create(gen.tickets.TransferTicketRequestSchema, { id: BigInt(id), attendee: { email, firstName } }));

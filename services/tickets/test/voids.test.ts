@@ -5,9 +5,10 @@
  * loop restocks it later, once; a repeated void changes nothing.
  */
 import { create } from '@bufbuild/protobuf';
-import { createLogger, createPool, gen, inTransaction, randomBase62, type Pool, type RequestContext } from '@partner-api/shared';
+import { createLogger, createPool, gen, type Pool, type RequestContext } from '@partner-api/shared';
 import { Voids, type VoidInventory } from '../src/domain/voids';
-import { TicketRepository, type TicketRow } from '../src/storage/ticket-repository';
+import { TicketRepository } from '../src/storage/ticket-repository';
+import { storedCompTicket } from './support';
 
 const organisationId = 900_000 + Math.floor(Math.random() * 99_999);
 const ctx: RequestContext = { organisationId, mode: 'live', keyId: 1, requestId: 'it' };
@@ -26,17 +27,7 @@ class StandInInventory {
   } as unknown as VoidInventory;
 }
 
-async function issue(): Promise<TicketRow> {
-  const [row] = await inTransaction(pool, (client) =>
-    repository.insertMany(client, [
-      {
-        organisation_id: String(organisationId), barcode: randomBase62(22), order_id: null, position: null, event_id: '11', ticket_type_id: '12', pool_id: '13',
-        ticket_type_name: 'GA', attendee_first_name: 'Ann', attendee_last_name: 'Lee', attendee_email: 'ann@example.com', price_cents: '0', comp: true, comp_batch_id: null,
-      },
-    ]),
-  );
-  return row!;
-}
+const issue = () => storedCompTicket(pool, repository, organisationId);
 
 const voidRequest = (id: string, reason = 'chargeback') => create(gen.tickets.VoidTicketRequestSchema, { id: BigInt(id), reason });
 
