@@ -27,7 +27,7 @@ export const gatewayEnv = commonEnv
     EVENT_STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
     /** A stream ends after this long; its client reconnects with Last-Event-ID. */
     EVENT_STREAM_MAX_AGE_MS: z.coerce.number().int().positive().default(30 * 60_000),
-    /** Open streams one organisation may hold on one gateway process. */
+    /** Open streams one organisation may hold at once, across every gateway process (D370). */
     EVENT_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(5),
     /** How often the keys' last-used times noted in memory are written to PostgreSQL (and once at shutdown); D310. */
     KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).default(30_000),

@@ -10,6 +10,7 @@ import { closeServiceClients, createBackendHealth, createServiceClients, type Ba
 import { KeyUsage } from './domain/key-usage';
 import { KeyRepository } from './storage/key-repository';
 import { KeyUsageStore } from './storage/key-usage-store';
+import { StreamSeats } from './storage/stream-seats';
 
 export const SCHEMA = 'gateway';
 
@@ -48,7 +49,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   }
   await backends.start();
 
-  const eventStreams = new EventStreams(feedReader(clients), runtime.logger, {
+  const eventStreams = new EventStreams(feedReader(clients), new StreamSeats(redis), runtime.logger, {
     pollMs: config.EVENT_STREAM_POLL_MS,
     heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
     maxAgeMs: config.EVENT_STREAM_MAX_AGE_MS,

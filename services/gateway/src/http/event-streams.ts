@@ -15,6 +15,7 @@
  */
 import type { Request, Response } from 'express';
 import { ApiError, type Logger, type RequestContext } from '@partner-api/shared';
+import { SEAT_LEASE_MS, type StreamSeat, type StreamSeats } from '../storage/stream-seats';
 
 export interface StreamedEvent {
   id: string;
@@ -29,9 +30,12 @@ export interface EventStreamOptions {
   pollMs: number;
   heartbeatMs: number;
   maxAgeMs: number;
-  /** Open streams one organisation may hold on one gateway process. */
+  /** Open streams one organisation may hold across every gateway process (StreamSeats, D370). */
   perOrganisation: number;
 }
+
+/** How often an open stream renews its seat: three times a lease, so one failed renewal loses nothing. */
+const SEAT_RENEW_MS = SEAT_LEASE_MS / 3;
 
 const EVENT_ID = /^evt_[A-Za-z0-9]{1,64}$/;
 
@@ -41,6 +45,7 @@ export class EventStreams {
 
   constructor(
     private readonly readEvents: ReadEvents,
+    private readonly seats: StreamSeats,
     private readonly logger: Logger,
     private readonly options: EventStreamOptions,
   ) {}
@@ -52,15 +57,23 @@ export class EventStreams {
    * as an ordinary error envelope.
    */
   async serve(req: Request, res: Response, ctx: RequestContext, type: string | undefined): Promise<void> {
-    const organisationStreams = [...this.open.values()].filter((organisation) => organisation === ctx.organisationId).length;
-    if (organisationStreams >= this.options.perOrganisation) {
-      throw new ApiError('rate_limited', `At most ${this.options.perOrganisation} event streams may be open at once; close one first.`);
-    }
     const resumeFrom = req.get('Last-Event-ID');
     if (resumeFrom !== undefined && !EVENT_ID.test(resumeFrom)) {
       throw new ApiError('parameter_invalid', 'Last-Event-ID must be an event id (evt_…).', 'Last-Event-ID');
     }
+    const seat = await this.seats.take(ctx.organisationId, this.options.perOrganisation);
+    if (!seat) {
+      throw new ApiError('rate_limited', `At most ${this.options.perOrganisation} event streams may be open at once; close one first.`);
+    }
+    try {
+      await this.stream(res, ctx, type, resumeFrom, seat);
+    } finally {
+      // Given back at once, so the next stream need not wait for the lease to run out.
+      await seat.release().catch((error: unknown) => this.logger.warn({ err: error, organisationId: ctx.organisationId }, 'event stream: giving its seat back failed; it lapses with its lease'));
+    }
+  }
 
+  private async stream(res: Response, ctx: RequestContext, type: string | undefined, resumeFrom: string | undefined, seat: StreamSeat): Promise<void> {
     // The first read happens before the headers go, so its refusals are answered as errors.
     // Event times have whole seconds: a fresh stream starts at the second before the one it opens in,
     // so an event of the opening second is never missed (one a moment older may come too).
@@ -78,6 +91,7 @@ export class EventStreams {
 
     const started = Date.now();
     let lastWrite = started;
+    let lastRenewal = started;
     let gone = false;
     res.once('close', () => {
       gone = true;
@@ -96,6 +110,10 @@ export class EventStreams {
         if (Date.now() - lastWrite >= this.options.heartbeatMs) {
           res.write(': keep-alive\n\n');
           lastWrite = Date.now();
+        }
+        if (Date.now() - lastRenewal >= SEAT_RENEW_MS) {
+          lastRenewal = Date.now();
+          await seat.renew().catch((error: unknown) => this.logger.warn({ err: error, organisationId: ctx.organisationId }, 'event stream: renewing its seat failed; retrying'));
         }
         await new Promise((resolve) => setTimeout(resolve, this.options.pollMs));
       }
