@@ -41,16 +41,17 @@ describe('StreamSeats', () => {
   });
 
   it('frees the seats of a process that stopped renewing them once their lease runs out; a renewed seat stays held', async () => {
-    const seats = new StreamSeats(redis, 300);
+    const seats = new StreamSeats(redis, 1_000);
     const organisation = freshOrganisation();
     const renewed = await seats.take(organisation, 2);
     const abandoned = await seats.take(organisation, 2);
     expect(renewed && abandoned).toBeDefined();
     expect(await seats.take(organisation, 2)).toBeUndefined();
 
-    await sleep(200);
+    await sleep(500);
     await renewed!.renew();
-    await sleep(200);
+    // Past the abandoned seat's lease (1,000 ms from the take), well inside the renewed one's (1,000 ms from the renewal).
+    await sleep(700);
     // The abandoned seat's lease ran out; the renewed one's did not.
     expect(await seats.take(organisation, 2)).toBeDefined();
     expect(await seats.take(organisation, 2)).toBeUndefined();

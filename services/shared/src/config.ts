@@ -70,7 +70,6 @@ export const localGrpcAddress = (service: keyof typeof LOCAL_GRPC_PORTS): string
 /** A TCP port setting with its default (0 binds any free port, for tests). */
 export const portEnv = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
-/** The settings of a gRPC service with its own schema and an outbox: ports are per service. */
 /** How long published outbox rows are kept, and how they are pruned (outbox/retention.ts). */
 export const outboxRetentionEnv = z.object({
   /** Published outbox rows are deleted this long after they were written; 0 keeps them. */
@@ -79,6 +78,7 @@ export const outboxRetentionEnv = z.object({
   OUTBOX_RETENTION_BATCH: z.coerce.number().int().positive().max(100_000).default(1_000),
 });
 
+/** The settings of a gRPC service with its own schema and an outbox: ports are per service. */
 export const grpcServiceEnv = (ports: { grpc: number; ops: number }) =>
   commonEnv
     .extend(databaseEnv.shape)

@@ -15,7 +15,7 @@
  */
 import type { Request, Response } from 'express';
 import { ApiError, type Logger, type RequestContext } from '@partner-api/shared';
-import { SEAT_LEASE_MS, type StreamSeat, type StreamSeats } from '../storage/stream-seats';
+import type { StreamSeat, StreamSeats } from '../storage/stream-seats';
 
 export interface StreamedEvent {
   id: string;
@@ -33,9 +33,6 @@ export interface EventStreamOptions {
   /** Open streams one organisation may hold across every gateway process (StreamSeats, D370). */
   perOrganisation: number;
 }
-
-/** How often an open stream renews its seat: three times a lease, so one failed renewal loses nothing. */
-const SEAT_RENEW_MS = SEAT_LEASE_MS / 3;
 
 const EVENT_ID = /^evt_[A-Za-z0-9]{1,64}$/;
 
@@ -111,7 +108,7 @@ export class EventStreams {
           res.write(': keep-alive\n\n');
           lastWrite = Date.now();
         }
-        if (Date.now() - lastRenewal >= SEAT_RENEW_MS) {
+        if (Date.now() - lastRenewal >= this.seats.renewEveryMs) {
           lastRenewal = Date.now();
           await seat.renew().catch((error: unknown) => this.logger.warn({ err: error, organisationId: ctx.organisationId }, 'event stream: renewing its seat failed; retrying'));
         }

@@ -10,7 +10,7 @@
 import { randomBase62, type RedisClient } from '@partner-api/shared';
 
 /** How long a seat lasts without renewal: what a crashed gateway's streams hold on to at most. */
-export const SEAT_LEASE_MS = 60_000;
+const SEAT_LEASE_MS = 60_000;
 
 const NOW_MS = `
 local time = redis.call('TIME')
@@ -45,6 +45,8 @@ export interface StreamSeat {
 }
 
 export class StreamSeats {
+  /** How often an open stream renews its seat: three times a lease, so one failed renewal loses nothing. */
+  readonly renewEveryMs: number;
   private readonly commands: SeatCommands;
 
   constructor(
@@ -54,6 +56,7 @@ export class StreamSeats {
     redis.defineCommand('takeStreamSeat', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     redis.defineCommand('renewStreamSeat', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.commands = redis as unknown as SeatCommands;
+    this.renewEveryMs = leaseMs / 3;
   }
 
   /** A seat for one more stream of the organisation, or undefined when `allowed` are open already. */

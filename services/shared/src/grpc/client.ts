@@ -53,7 +53,7 @@ export const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
  */
 export const RECONNECT_WAIT_MS = 1_500;
 
-/** Resolves when the channel has a ready backend, or at `until` (ms since the epoch) whatever its state. */
+/** Resolves when the channel has a ready backend, or at `until` (ms since the epoch) whatever its state; an idle channel is asked to connect. */
 async function backendOrGiveUp(channel: ReturnType<grpc.Client['getChannel']>, until: number): Promise<void> {
   for (;;) {
     const state = channel.getConnectivityState(true);
@@ -108,8 +108,8 @@ export function createServiceClient<M extends GenServiceMethods>(
     const send = coalescer && batched.has(method.localName) ? coalescer.call.bind(coalescer) : sendAlone;
     methods[method.localName] = (request: unknown, ctx: RequestContext, callOptions?: { deadlineMs?: number }) => {
       const deadline = new Date(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS));
-      // The usual case costs one state read; only a channel without a ready backend makes the call wait.
-      if (channel.getConnectivityState(true) === grpc.connectivityState.READY) return send(method, request, ctx, deadline);
+      // The usual case costs one field read (no connect attempt asked for); only a channel without a ready backend makes the call wait.
+      if (channel.getConnectivityState(false) === grpc.connectivityState.READY) return send(method, request, ctx, deadline);
       return backendOrGiveUp(channel, Math.min(deadline.getTime(), Date.now() + RECONNECT_WAIT_MS)).then(() => send(method, request, ctx, deadline));
     };
   }

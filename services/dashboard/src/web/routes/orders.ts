@@ -51,10 +51,9 @@ const refused = (error: unknown): never => {
 };
 
 export const customerName = (customer: { firstName?: string; lastName?: string } | undefined): string => [customer?.firstName, customer?.lastName].filter(Boolean).join(' ');
-/** Enough of a barcode to tell tickets apart on screen, not enough to copy one to the door. */
 /** As the tickets service takes codes: longer than any barcode or QR payload. */
 export const MAX_TICKET_CODE = 256;
-
+/** Enough of a barcode to tell tickets apart on screen, not enough to copy one to the door. */
 export const barcodeTail = (barcode: string): string => (barcode ? `…${barcode.slice(-4)}` : '');
 
 /** Test data is read-only, as for test keys; transfers and voids have no dry run, so the dashboard does not send them. */
@@ -143,8 +142,9 @@ export function orderRoutes(deps: DashboardDeps): Router {
       return `/orders/${q.toLowerCase()}`;
     }
     const id = q.replace(/^#/, '');
-    const ticket = ID.test(id) ? await ticketByNumber(ctx, id) : await ticketByCode(ctx, q);
-    const name = ID.test(id) ? `Ticket ${id}` : `The ticket with code ${barcodeTail(q)}`;
+    const byNumber = ID.test(id);
+    const ticket = byNumber ? await ticketByNumber(ctx, id) : await ticketByCode(ctx, q);
+    const name = byNumber ? `Ticket ${id}` : `The ticket with code ${barcodeTail(q)}`;
     if (!ticket.orderId) throw new DashboardError(404, `${name} is a complimentary ticket: it belongs to no order.`, 'q');
     return `/orders/${ticket.orderId}#ticket-${ticket.id}`;
   }
