@@ -21,4 +21,5 @@ export * from './metrics';
 export * from './write-batches';
 export * from './turn-reads';
 export * from './name-based-uuid';
+export * from './ticket-codes';
 export { pageSecurityHeaders } from './web/page-security';

@@ -2,21 +2,19 @@
  * The rules of a scan at the door, without storage: which ticket the body
  * names, and what a scan of that ticket at this event means.
  */
-import { ApiError } from '@partner-api/shared';
+import { ApiError, MAX_TICKET_CODE_LENGTH } from '@partner-api/shared';
 import type { TicketRow } from '../storage/ticket-repository';
 
-/** Longer than any barcode (22 characters) or QR payload a scanner sends. */
-export const MAX_CODE_LENGTH = 256;
 const MAX_ID = 2n ** 63n - 1n;
 
 /** The ticket a check-in names: by id (and then `code`, when sent, must be its barcode) or by barcode. */
 export type ScanTarget = { by: 'id'; ticketId: bigint; code: string | undefined } | { by: 'code'; code: string };
 
-/** A scanned or typed code without the white space around it (a scanner's line end); 1 to MAX_CODE_LENGTH characters. */
+/** A scanned or typed code without the white space around it (a scanner's line end); 1 to MAX_TICKET_CODE_LENGTH characters. */
 export function ticketCode(raw: string): string {
   const code = raw.trim();
-  if (code.length === 0 || code.length > MAX_CODE_LENGTH) {
-    throw new ApiError('parameter_invalid', `code must be 1 to ${MAX_CODE_LENGTH} characters.`, 'code');
+  if (code.length === 0 || code.length > MAX_TICKET_CODE_LENGTH) {
+    throw new ApiError('parameter_invalid', `code must be 1 to ${MAX_TICKET_CODE_LENGTH} characters.`, 'code');
   }
   return code;
 }

@@ -7,12 +7,12 @@
  */
 import type { MessageShape } from '@bufbuild/protobuf';
 import { Router, type Request, type Response } from 'express';
-import { ApiError, type gen, type Logger, type RequestContext } from '@partner-api/shared';
+import { ApiError, MAX_TICKET_CODE_LENGTH, type gen, type Logger, type RequestContext } from '@partner-api/shared';
 import { DashboardError } from '../../domain/dashboard-error';
 import type { DashboardDeps } from '../deps';
 import { requireMember, serviceContext, type SignedInLocals } from '../signed-in';
 import { render, type PageOptions } from '../views';
-import { barcodeTail, customerName, MAX_TICKET_CODE } from './orders';
+import { barcodeTail, customerName } from './orders';
 
 type Event = MessageShape<typeof gen.inventory.EventSchema>;
 type Ticket = MessageShape<typeof gen.tickets.TicketSchema>;
@@ -94,8 +94,8 @@ export function doorRoutes(deps: DashboardDeps, logger: Logger): Router {
     if (!code) return page(req, res, signedIn, event, { status: 400, error: 'Type or scan a ticket code.', errorField: 'code' });
 
     let result: DoorResult;
-    if (code.length > MAX_TICKET_CODE) {
-      result = doorResult(new ApiError('parameter_invalid', `A ticket code is at most ${MAX_TICKET_CODE} characters.`, 'code'));
+    if (code.length > MAX_TICKET_CODE_LENGTH) {
+      result = doorResult(new ApiError('parameter_invalid', `A ticket code is at most ${MAX_TICKET_CODE_LENGTH} characters.`, 'code'));
     } else {
       try {
         const checkIn = await deps.tickets.checkIn({ eventIdOrSlug: String(event.id), code }, ctx);

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageShape } from '@bufbuild/protobuf';
 import { Router, type Request, type Response } from 'express';
-import { ApiError, formatCents, parseCents, type gen, type RequestContext } from '@partner-api/shared';
+import { ApiError, formatCents, MAX_TICKET_CODE_LENGTH, parseCents, type gen, type RequestContext } from '@partner-api/shared';
 import { DashboardError, notFound } from '../../domain/dashboard-error';
 import { can } from '../../domain/roles';
 import type { DashboardDeps } from '../deps';
@@ -51,8 +51,6 @@ const refused = (error: unknown): never => {
 };
 
 export const customerName = (customer: { firstName?: string; lastName?: string } | undefined): string => [customer?.firstName, customer?.lastName].filter(Boolean).join(' ');
-/** As the tickets service takes codes: longer than any barcode or QR payload. */
-export const MAX_TICKET_CODE = 256;
 /** Enough of a barcode to tell tickets apart on screen, not enough to copy one to the door. */
 export const barcodeTail = (barcode: string): string => (barcode ? `…${barcode.slice(-4)}` : '');
 
@@ -157,7 +155,7 @@ export function orderRoutes(deps: DashboardDeps): Router {
   }
 
   function ticketByCode(ctx: RequestContext, code: string): Promise<Ticket> {
-    if (code.length > MAX_TICKET_CODE) throw new DashboardError(400, `Search finds an order by its id, or a ticket by its number or its code (at most ${MAX_TICKET_CODE} characters).`, 'q');
+    if (code.length > MAX_TICKET_CODE_LENGTH) throw new DashboardError(400, `Search finds an order by its id, or a ticket by its number or its code (at most ${MAX_TICKET_CODE_LENGTH} characters).`, 'q');
     return deps.tickets.findTicketByCode({ code }, ctx).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === 'resource_missing') {
         throw new DashboardError(404, 'No order id, ticket number or ticket code of your organisation matches this. An order id is a uuid such as 3f2b1c9e-…; a ticket code is read from the ticket whole.', 'q');

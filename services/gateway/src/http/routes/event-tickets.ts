@@ -2,7 +2,7 @@
  * An event's tickets at the door, served by the tickets service (which
  * resolves the event through inventory): the attendee list and check-ins.
  */
-import { gen, toApiJson } from '@partner-api/shared';
+import { gen, MAX_TICKET_CODE_LENGTH, toApiJson } from '@partner-api/shared';
 import { errorResponse, jsonResponse } from '../../openapi/registry';
 import { CheckInSchema, listOf, TicketSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
@@ -11,9 +11,6 @@ import { defineOperation, ok } from '../operation';
 import { PaginationQuery } from '../pagination';
 import { eventRef } from '../path-ids';
 import { isoTime } from './catalog';
-
-/** Longer than any barcode (22 characters) or QR payload a scanner sends; the tickets service holds the same limit. */
-const MAX_CODE_LENGTH = 256;
 
 export const AttendeeListQuery = PaginationQuery.extend({
   checked_in: z
@@ -27,8 +24,8 @@ export const CheckInBody = z
   .object({
     code: z
       .string({ error: 'code must be a string.' })
-      .min(1, { error: `code must be 1 to ${MAX_CODE_LENGTH} characters.` })
-      .max(MAX_CODE_LENGTH, { error: `code must be 1 to ${MAX_CODE_LENGTH} characters.` })
+      .min(1, { error: `code must be 1 to ${MAX_TICKET_CODE_LENGTH} characters.` })
+      .max(MAX_TICKET_CODE_LENGTH, { error: `code must be 1 to ${MAX_TICKET_CODE_LENGTH} characters.` })
       .nullable()
       .optional()
       .openapi({ description: 'The scanned QR payload or barcode. White space around it is ignored.', example: '7fQk2LmW9xTzR4bNc8VhJd' }),
