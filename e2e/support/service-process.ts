@@ -44,12 +44,38 @@ export interface ServiceProcessOptions {
   logName?: string;
 }
 
-/** Starts `services/<name>/dist/main.js` with the environment plus `env` (which must set OPS_PORT) and waits for /readyz. */
+/** The last `lines` lines of a log file, for an error that points at it. */
+function logTail(logFile: string, lines = 15): string {
+  try {
+    return fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/**
+ * Starts `services/<name>/dist/main.js` with the environment plus `env`
+ * (which must set OPS_PORT) and waits for /readyz. A process that exits
+ * while starting is started once more, as an orchestrator would restart it,
+ * and what its log said is printed; a second exit, or no readiness within
+ * the timeout, fails with the log's last lines in the error.
+ */
 export async function startServiceProcess(name: ServiceName, env: Record<string, string>, options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+  const logFile = path.join(ROOT, '.data', 'logs', `${options.logName ?? `test-${name}`}.log`);
+  try {
+    return await startOnce(name, env, logFile, options.timeoutMs ?? 30_000);
+  } catch (error) {
+    if (!(error instanceof ExitedWhileStarting)) throw error;
+    console.warn(`${error.message}\nStarting it once more.`);
+    return await startOnce(name, env, logFile, options.timeoutMs ?? 30_000);
+  }
+}
+
+class ExitedWhileStarting extends Error {}
+
+async function startOnce(name: ServiceName, env: Record<string, string>, logFile: string, timeoutMs: number): Promise<ServiceProcess> {
   const opsPort = Number(env.OPS_PORT);
   if (!opsPort) throw new Error('OPS_PORT is required');
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const logFile = path.join(ROOT, '.data', 'logs', `${options.logName ?? `test-${name}`}.log`);
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const log = fs.openSync(logFile, 'a');
   const child = (() => {
@@ -79,10 +105,12 @@ export async function startServiceProcess(name: ServiceName, env: Record<string,
 
   const deadline = Date.now() + timeoutMs;
   while (!(await ready())) {
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
-      const why = child.exitCode !== null ? `exited with ${child.exitCode}` : `was not ready within ${timeoutMs} ms`;
+    const hasExited = child.exitCode !== null || child.signalCode !== null;
+    if (hasExited || Date.now() > deadline) {
       await end('SIGKILL');
-      throw new Error(`${name} (ops port ${opsPort}) ${why}; see ${path.relative(ROOT, logFile)}`);
+      const why = hasExited ? `exited with ${child.exitCode ?? child.signalCode} while starting` : `was not ready within ${timeoutMs} ms`;
+      const message = `${name} (ops port ${opsPort}) ${why}; ${path.relative(ROOT, logFile)} ended:\n${logTail(logFile)}`;
+      throw hasExited ? new ExitedWhileStarting(message) : new Error(message);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
