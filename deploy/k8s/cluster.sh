@@ -17,7 +17,8 @@ ETCD_PORT=${K8S_ETCD_PORT:-12379}
 API_PORT=${K8S_API_PORT:-16443}
 KUBECONFIG_FILE="$K8S/kubeconfig"
 # The one node's name, when deploy/k8s/node.sh adds it.
-NODE_NAME=${K8S_NODE_NAME:-partner-node}
+# The node's name, which its kubelet's identity carries (node.sh).
+NODE_NAME=${K8S_NODE_NAME:-localhost}
 
 up() {
   command -v etcd >/dev/null || apt_install etcd-server

@@ -22,7 +22,9 @@ NODE="$K8S/node"
 CACHE=${PARTNER_API_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/partner-api}
 CONTAINERD_ROOT="$CACHE/containerd"
 SOCKET="$NODE/containerd.sock"
-NODE_NAME=${K8S_NODE_NAME:-partner-node}
+# localhost: the API server calls a kubelet (logs, exec, port-forward) at
+# its node's Hostname address, and this kubelet listens on loopback only.
+NODE_NAME=${K8S_NODE_NAME:-localhost}
 POD_CIDR=10.244.0.0/24
 POD_GATEWAY=10.244.0.1
 BRIDGE=kube0

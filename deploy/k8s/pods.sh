@@ -5,12 +5,13 @@
 # in a namespace that enforces Pod Security `restricted`: the migration hook
 # must finish and every Deployment become ready (the gateway's readiness
 # includes its backends' gRPC health). Then `GET /` through the gateway's
-# Service, API calls that cross gateway, inventory and PostgreSQL, both
-# inventory pods serving, one of them deleted under traffic without a failed
-# call, an uninstall, and everything stopped.
+# Service; `kubectl logs`, `exec` and `port-forward`; API calls that cross
+# gateway, inventory and PostgreSQL, both inventory pods serving, one of
+# them deleted under traffic without a failed call, an uninstall, and
+# everything stopped.
 #   deploy/k8s/pods.sh [IMAGE]   default: the image deploy/docker/image.sh builds
 # Exits non-zero on the first failure, after printing the pods, events and
-# container logs. See docs/deploy.md.
+# every pod's `kubectl logs`. See docs/deploy.md.
 set -euo pipefail
 # shellcheck source=../local/lib.sh
 . "$(dirname "$0")/../local/lib.sh"
@@ -27,10 +28,9 @@ IMAGE=${IMAGE#localhost/}
 diagnose() {
   say "--- pods"; kubectl get pods -A -o wide >&2 || true
   say "--- events"; kubectl get events -A --sort-by=.lastTimestamp 2>/dev/null | tail -n 30 >&2 || true
-  # kubectl logs needs the API server to reach the kubelet, which listens on
-  # loopback only; the node keeps every container's log in a folder.
-  for log in $(find "$DATA/k8s/node/pod-logs" -name '*.log' 2>/dev/null); do
-    say "--- ${log#"$DATA/k8s/node/pod-logs/"}"; tail -n 15 "$log" >&2
+  local pod
+  for pod in $(kubectl get pods -n "$NS" -o name 2>/dev/null); do
+    say "--- kubectl logs $pod"; kubectl logs "$pod" -n "$NS" --all-containers --tail=15 >&2 || true
   done
 }
 fail() { say "k8s pods test FAILED: $*"; diagnose; exit 1; }
@@ -90,6 +90,29 @@ api() { curl -fsS --max-time 10 -H "Authorization: Bearer $key" "http://$address
 info=$(api /) || fail "GET / through the gateway Service ($address)"
 grep -q '"object":"api_key_info"' <<<"$info" || fail "GET / answered: $info"
 say "== GET / through the gateway Service ($address): $info"
+
+# What an SRE reaches for first: a Deployment's logs, a command in its pod,
+# and a Service forwarded to this machine.
+kubectl logs deployment/partner-api-gateway -n "$NS" | grep -q '"msg":"gateway started"' ||
+  fail "kubectl logs of the gateway has no start line"
+ops_port=$(kubectl get deployment partner-api-inventory -n "$NS" -o jsonpath='{.spec.template.spec.containers[0].ports[?(@.name=="ops")].containerPort}')
+kubectl exec deployment/partner-api-inventory -n "$NS" -- \
+  node -e "fetch('http://127.0.0.1:$ops_port/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))" ||
+  fail "kubectl exec: inventory's /readyz from inside its pod"
+# Port 0: kubectl picks a free local port and names it.
+forwarding="$DATA/k8s/port-forward.log"
+kubectl port-forward service/partner-api-gateway -n "$NS" --address 127.0.0.1 ":${address##*:}" >"$forwarding" 2>&1 &
+forward=$!
+forward_port=""
+for _ in $(seq 1 40); do
+  forward_port=$(sed -n 's/^Forwarding from 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$forwarding" | head -n 1)
+  [[ -n $forward_port ]] && break
+  sleep 0.5
+done
+forwarded=$( [[ -n $forward_port ]] && curl -fsS --max-time 10 -H "Authorization: Bearer $key" "http://127.0.0.1:$forward_port/") || true
+kill "$forward" 2>/dev/null || true
+grep -q '"object":"api_key_info"' <<<"$forwarded" || fail "GET / through kubectl port-forward: $(cat "$forwarding")"
+say "== kubectl logs, exec and port-forward (127.0.0.1:$forward_port -> gateway Service) answer"
 
 # gateway -> inventory over gRPC (every inventory pod, from the headless
 # Service's DNS) -> PostgreSQL and Redis. Both inventory pods must take calls.
