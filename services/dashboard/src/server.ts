@@ -1,6 +1,6 @@
 /** Starts the dashboard (members, keys, webhook deliveries, orders, the door); tests call this and own its life. */
 import { KeyAdmin, KeyAdmission, KeyRepository } from '@partner-api/gateway';
-import { createMailer, createServiceClient, gen, mailDomain, ServiceRuntime, type Logger, type Mailer } from '@partner-api/shared';
+import { AddressLimitCounts, createMailer, createServiceClient, gen, mailDomain, ServiceRuntime, type Logger, type Mailer } from '@partner-api/shared';
 import type { DashboardConfig } from './config';
 import { WebhookNoticeQueue } from './adapters/webhook-notice-queue';
 import { Audit } from './domain/audit';
@@ -8,7 +8,6 @@ import { DisableNoticeMailer } from './domain/disable-notices';
 import { Members } from './domain/members';
 import { Sessions } from './domain/sessions';
 import { SignIn } from './domain/sign-in';
-import { AddressLimitCounts } from './storage/address-limit-counts';
 import { AuditRepository } from './storage/audit-repository';
 import { MemberRepository } from './storage/member-repository';
 import { CachedOrganisationNames } from './storage/organisation-names';

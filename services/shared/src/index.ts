@@ -23,3 +23,4 @@ export * from './turn-reads';
 export * from './name-based-uuid';
 export * from './ticket-codes';
 export { pageSecurityHeaders } from './web/page-security';
+export { AddressLimitCounts } from './web/address-limit-counts';

@@ -1,17 +1,18 @@
 /**
- * The per-address sign-in limit's counts (an express-rate-limit Store) in
- * Redis, so that every dashboard process counts against one allowance: kept
- * in each process, two pods (the chart's default) gave an address twice the
- * attempts, and an autoscaled four four times (D366).
+ * Per-address limit counts (an express-rate-limit Store) in Redis, so that
+ * every process of a service counts against one allowance, as the
+ * dashboard's sign-in limit does (D366). Kept in each process, N pods gave
+ * an address N times the limit, and a restart forgot it.
  *
  * A key's window starts with its first hit and ends a window later, as
  * express-rate-limit's own store counts. rate-limit-redis does the same
  * with its own SCRIPT LOAD and EVALSHA, which a Redis Cluster client with
  * auto-pipelining sends to the wrong shard; the script here goes through
- * `defineScript`, which routes by key on a cluster.
+ * `defineScript`, which routes by key on a cluster. Each call touches one
+ * key, so a prefix needs no hash tag.
  */
 import type { IncrementResponse, Options, Store } from 'express-rate-limit';
-import { defineScript, type RedisClient } from '@partner-api/shared';
+import { defineScript, type RedisClient } from '../redis';
 
 /** Counts a hit; returns the hits in the window and the milliseconds left of it. */
 const COUNT_HIT = `

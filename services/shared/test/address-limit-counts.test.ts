@@ -1,10 +1,11 @@
 /**
- * The sign-in limit's counts in the real Redis: one window per key from its
+ * Per-address limit counts in the real Redis: one window per key from its
  * first hit, shared by every store on the same Redis (D366).
  */
-import { redisFromEnv, randomBase62, type RedisClient } from '@partner-api/shared';
 import type { Options } from 'express-rate-limit';
-import { AddressLimitCounts } from '../src/storage/address-limit-counts';
+import { randomBase62 } from '../src/events';
+import { redisFromEnv, type RedisClient } from '../src/redis';
+import { AddressLimitCounts } from '../src/web/address-limit-counts';
 
 let redis: RedisClient;
 const prefix = `it:limit:${randomBase62(8)}:`;
