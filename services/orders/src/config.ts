@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv, refuseDevelopmentSecrets } from '@partner-api/shared';
+import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets } from '@partner-api/shared';
 
 const DEVELOPMENT_CHANNEL_TOKEN_SECRET = 'local-development-channel-token-secret';
 
 export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 9402 })
+  // Redis keeps the waiting-list join counts, shared by every orders process (D371).
+  .extend(redisEnv.shape)
   .extend({
     INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
     TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),
@@ -31,7 +33,7 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
     PAYMENT_CHARGE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
     /** Express "trust proxy" for the hosted pages: which hops may set X-Forwarded-For (`true`, `false`, or addresses and names as Express takes them). */
     TRUST_PROXY: z.string().default('loopback'),
-    /** Waiting-list joins one caller address may send per window (D256). */
+    /** Waiting-list joins one caller address may send per window, across every orders process (D256, D371). */
     WAITLIST_JOINS_PER_WINDOW: z.coerce.number().int().positive().default(10),
     WAITLIST_JOIN_WINDOW_SECONDS: z.coerce.number().int().positive().default(600),
     /** A refund left pending or half done (a crash, an unanswered processor) for this long is finished by the recovery loop. */

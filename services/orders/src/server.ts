@@ -1,5 +1,5 @@
 /** Starts the orders service (checkout sessions, orders, coupons, payments, the hosted checkout); tests call this and own its life. */
-import { createServiceClient, gen, ServiceRuntime, type Logger } from '@partner-api/shared';
+import { AddressLimitCounts, createServiceClient, gen, ServiceRuntime, type Logger } from '@partner-api/shared';
 import { SimulatedCardProcessor } from './adapters/simulated-card-processor';
 import { StripePaymentProvider } from './adapters/stripe-payment-provider';
 import type { OrdersConfig } from './config';
@@ -21,6 +21,9 @@ import { hostedCheckoutApp } from './web/hosted-checkout';
 
 export const SCHEMA = 'orders';
 
+/** Where the per-address waiting-list join counts live in Redis (one key per address), shared by every orders process. */
+export const WAITLIST_JOIN_COUNTS_PREFIX = 'orders:waitlist-joins:';
+
 export interface RunningOrders {
   runtime: ServiceRuntime;
   checkoutPort: number;
@@ -39,11 +42,16 @@ export async function startOrders(config: OrdersConfig, logger?: Logger): Promis
 /** Tests may bring the card processor (the simulated one, to read its ledger); otherwise PAYMENT_PROVIDER picks it. */
 export interface OrdersDependencies {
   paymentProvider?: PaymentProvider;
+  /** Tests count their joins under a prefix of their own: every suite joins from 127.0.0.1 on one Redis. */
+  joinCountsPrefix?: string;
 }
 
 export async function startOrdersService(config: OrdersConfig, logger?: Logger, dependencies: OrdersDependencies = {}): Promise<RunningOrders> {
   const runtime = new ServiceRuntime('orders', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
+  const redis = runtime.redis(config);
+  // Before any command goes out: the store defines its script on the client.
+  const joinCounts = new AddressLimitCounts(redis, dependencies.joinCountsPrefix ?? WAITLIST_JOIN_COUNTS_PREFIX);
   await runtime.outboxRelay(pool, config);
   // The holds of concurrent checkouts reach inventory in one round trip per turn (D216).
   const inventory = createServiceClient(gen.inventory.InventoryService, config.INVENTORY_GRPC_ADDR, { batched: config.GRPC_CALL_BATCHING ? ['holdStock'] : [] });
@@ -86,7 +94,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
       channels,
       {
         trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
-        joinLimits: { perWindow: config.WAITLIST_JOINS_PER_WINDOW, windowSeconds: config.WAITLIST_JOIN_WINDOW_SECONDS },
+        joinLimits: { perWindow: config.WAITLIST_JOINS_PER_WINDOW, windowSeconds: config.WAITLIST_JOIN_WINDOW_SECONDS, counts: joinCounts },
       },
       runtime.logger,
     ), config.HTTP_PORT);

@@ -25,6 +25,8 @@ export class Backends {
   ticketsClient!: TicketsClient;
   readonly ordersDb: Pool = createPool({ url: process.env.DATABASE_URL!, schema: 'orders', max: 3 });
   readonly inventoryDb: Pool = createPool({ url: process.env.DATABASE_URL!, schema: 'inventory', max: 2 });
+  /** The suite's waiting-list join counts in Redis: shared by its orders servers, apart from every other suite's (and run's). */
+  readonly joinCountsPrefix = `it:orders-joins:${randomBase62(8)}:`;
   private readonly orders: RunningOrders[] = [];
 
   async start(): Promise<this> {
@@ -51,7 +53,7 @@ export class Backends {
 
   /** An orders server in this process; stopped with the backends. */
   async startOrders(extra: Record<string, string> = {}, dependencies: OrdersDependencies = {}): Promise<{ running: RunningOrders; client: OrdersClient }> {
-    const running = await startOrdersService(loadOrdersConfig({ ...process.env, ...this.ordersEnv(extra) }), silent, dependencies);
+    const running = await startOrdersService(loadOrdersConfig({ ...process.env, ...this.ordersEnv(extra) }), silent, { joinCountsPrefix: this.joinCountsPrefix, ...dependencies });
     this.orders.push(running);
     const client = createServiceClient(gen.orders.OrdersService, `127.0.0.1:${running.runtime.grpcPort}`);
     return { running, client };

@@ -146,4 +146,45 @@ describe('abuse', () => {
     expect(statuses.every((status) => status === 200 || status === 400 || status === 429)).toBe(true);
     expect((await page(`/waitlist/${ctx.organisationId}/${event.eventId}`)).status).toBe(200);
   });
+
+  it('counts an address’s joins across every orders process: spread over two, they are refused once the total reaches the limit', async () => {
+    // Orders processes on one Redis, as pods are; their counts are apart from the suite's other joins.
+    const pods: Array<Awaited<ReturnType<Backends['startOrders']>>> = [];
+    const start = async () => {
+      pods.push(await backends.startOrders({ WAITLIST_JOINS_PER_WINDOW: '3' }, { joinCountsPrefix: `${backends.joinCountsPrefix}spread:` }));
+      return pods.at(-1)!;
+    };
+    const event = await soldOut(1);
+    const join = (pod: (typeof pods)[number], i: number) =>
+      fetch(`http://127.0.0.1:${pod.running.checkoutPort}/waitlist/${ctx.organisationId}/${event.eventId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ticket_type_id: String(event.typeId), quantity: '1', email: `spread-${i}@example.com` }).toString(),
+      });
+    try {
+      const two = [await start(), await start()];
+      const answers: Array<[number, string | null]> = [];
+      let refused: Response | undefined;
+      for (let i = 0; i < 5; i += 1) {
+        const response = await join(two[i % 2]!, i);
+        answers.push([response.status, response.headers.get('ratelimit-remaining')]);
+        if (response.status === 429) refused = response;
+      }
+      // Counted in each process, all five joined: each process allowed 3.
+      expect(answers).toEqual([[200, '2'], [200, '1'], [200, '0'], [429, '0'], [429, '0']]);
+      expect((await entries(event.slug)).map((entry) => entry.email)).toEqual(['spread-0@example.com', 'spread-1@example.com', 'spread-2@example.com']);
+      // The refusal the customer saw before: the page, the draft-6 headers and Retry-After.
+      expect(refused!.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await refused!.text()).toContain('You have tried to join too often.');
+      expect(refused!.headers.get('ratelimit-policy')).toBe('3;w=600');
+      expect(refused!.headers.get('ratelimit-limit')).toBe('3');
+      expect(Number(refused!.headers.get('ratelimit-reset'))).toBeGreaterThan(590);
+      expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThan(590);
+
+      // A process started afterwards (a restart, one more pod) does not start the count again.
+      expect((await join(await start(), 5)).status).toBe(429);
+    } finally {
+      for (const pod of pods) pod.client.close();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * Per-address limit counts in the real Redis: one window per key from its
- * first hit, shared by every store on the same Redis (D366).
+ * first hit, shared by every store on the same Redis (D366, D371).
  */
 import type { Options } from 'express-rate-limit';
 import { randomBase62 } from '../src/events';

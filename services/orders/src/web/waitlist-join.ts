@@ -4,15 +4,16 @@
  *
  * - `GET /waitlist/<organisation id>/<event id>` shows the join form and
  *   `POST` joins. Inventory decides who may join (D251); this page only
- *   renders its answer. Joins are limited per caller address (D256), on
- *   top of one live entry per email and event.
+ *   renders its answer. Joins are limited per caller address across
+ *   every orders process (D256, D371), on top of one live entry per email
+ *   and event.
  * - `GET /waitlist/<organisation id>/offers/<offer id>`, the link in an
  *   offer's email, opens the offer's checkout session on its hold and
  *   sends the customer to it: from there it is an ordinary session.
  */
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Router } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 import { ApiError } from '@partner-api/shared';
 import type { CheckoutSessions } from '../domain/checkout-sessions';
 import { platformContext, type InventoryClient } from '../domain/fulfilment';
@@ -23,6 +24,8 @@ export interface JoinLimits {
   /** Joins one caller address may send per window. */
   perWindow: number;
   windowSeconds: number;
+  /** Where the counts are kept: shared by every orders process (AddressLimitCounts). */
+  counts: Store;
 }
 
 type Form = Record<string, string | undefined>;
@@ -44,6 +47,7 @@ export function waitlistRoutes(inventory: InventoryClient, sessions: CheckoutSes
   const limiter = rateLimit({
     windowMs: limits.windowSeconds * 1000,
     limit: limits.perWindow,
+    store: limits.counts,
     standardHeaders: 'draft-6',
     legacyHeaders: false,
     handler: (_req, res) => void res.status(429).type('html').send(messagePage('Too many requests', 'You have tried to join too often. Please wait a few minutes and try again.')),

@@ -1,8 +1,9 @@
 /**
  * Per-address limit counts (an express-rate-limit Store) in Redis, so that
- * every process of a service counts against one allowance, as the
- * dashboard's sign-in limit does (D366). Kept in each process, N pods gave
- * an address N times the limit, and a restart forgot it.
+ * every process of a service counts against one allowance: the dashboard's
+ * sign-in limit (D366) and the hosted pages' waiting-list joins (D371).
+ * Kept in each process, N pods gave an address N times the limit, and a
+ * restart forgot it.
  *
  * A key's window starts with its first hit and ends a window later, as
  * express-rate-limit's own store counts. rate-limit-redis does the same
