@@ -6,9 +6,10 @@
 import * as grpc from '@grpc/grpc-js';
 import { create, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
+import { MethodOptions_IdempotencyLevel } from '@bufbuild/protobuf/wkt';
 import { CallBatchService, type CallBatchResponse } from '../gen/partnerapi/common/v1/common_pb';
 import { CallCoalescer } from './batch-client';
-import { apiErrorFromGrpc } from './call-errors';
+import { apiErrorFromGrpc, ServiceUnanswered } from './call-errors';
 import { contextToMetadata, type RequestContext } from './context';
 import { grpcServiceDefinition } from './definition';
 
@@ -53,11 +54,26 @@ export const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
  */
 export const RECONNECT_WAIT_MS = 1_500;
 
-/** Resolves when the channel has a ready backend, or at `until` (ms since the epoch) whatever its state; an idle channel is asked to connect. */
-async function backendOrGiveUp(channel: ReturnType<grpc.Client['getChannel']>, until: number): Promise<void> {
+/**
+ * Whether a method's proto declares it free of side effects
+ * (`option idempotency_level = NO_SIDE_EFFECTS`): the reads, whose calls
+ * may be sent again when their connection drops under them (D372).
+ */
+export function sideEffectFree(method: DescMethodUnary): boolean {
+  return method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS;
+}
+
+/** A call lost on its way: its connection failed before an answer came (the server may or may not have run it). */
+function lostInFlight(error: unknown): boolean {
+  return error instanceof ServiceUnanswered && error.grpcCode === grpc.status.UNAVAILABLE;
+}
+
+/** Resolves true when the channel has a ready backend, or false at `until` (ms since the epoch) without one; an idle channel is asked to connect. */
+async function backendOrGiveUp(channel: ReturnType<grpc.Client['getChannel']>, until: number): Promise<boolean> {
   for (;;) {
     const state = channel.getConnectivityState(true);
-    if (state === grpc.connectivityState.READY || state === grpc.connectivityState.SHUTDOWN || Date.now() >= until) return;
+    if (state === grpc.connectivityState.READY) return true;
+    if (state === grpc.connectivityState.SHUTDOWN || Date.now() >= until) return false;
     await new Promise<void>((resolve) => channel.watchConnectivityState(state, until, () => resolve()));
   }
 }
@@ -106,12 +122,26 @@ export function createServiceClient<M extends GenServiceMethods>(
   const methods: Record<string, unknown> = {};
   for (const method of service.methods as DescMethodUnary[]) {
     const send = coalescer && batched.has(method.localName) ? coalescer.call.bind(coalescer) : sendAlone;
-    methods[method.localName] = (request: unknown, ctx: RequestContext, callOptions?: { deadlineMs?: number }) => {
-      const deadline = new Date(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS));
+    const waitForBackend = (deadline: Date) => backendOrGiveUp(channel, Math.min(deadline.getTime(), Date.now() + RECONNECT_WAIT_MS));
+    const sendWhenReady = (request: unknown, ctx: RequestContext, deadline: Date): Promise<unknown> =>
       // The usual case costs one field read (no connect attempt asked for); only a channel without a ready backend makes the call wait.
-      if (channel.getConnectivityState(false) === grpc.connectivityState.READY) return send(method, request, ctx, deadline);
-      return backendOrGiveUp(channel, Math.min(deadline.getTime(), Date.now() + RECONNECT_WAIT_MS)).then(() => send(method, request, ctx, deadline));
+      channel.getConnectivityState(false) === grpc.connectivityState.READY
+        ? send(method, request, ctx, deadline)
+        : waitForBackend(deadline).then(() => send(method, request, ctx, deadline));
+    const sendRead = async (request: unknown, ctx: RequestContext, deadline: Date): Promise<unknown> => {
+      const hadBackend = channel.getConnectivityState(false) === grpc.connectivityState.READY || (await waitForBackend(deadline));
+      try {
+        return await send(method, request, ctx, deadline);
+      } catch (error) {
+        // Lost on its way (its backend killed): sent once more, within its deadline, once a backend is ready. Not a call that
+        // found no backend at all: that one has had its wait (D368).
+        if (!hadBackend || !lostInFlight(error) || Date.now() >= deadline.getTime()) throw error;
+        return sendWhenReady(request, ctx, deadline);
+      }
     };
+    const call = sideEffectFree(method) ? sendRead : sendWhenReady;
+    methods[method.localName] = (request: unknown, ctx: RequestContext, callOptions?: { deadlineMs?: number }) =>
+      call(request, ctx, new Date(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS)));
   }
   methods.close = () => client.close();
   return methods as ServiceClient<M>;

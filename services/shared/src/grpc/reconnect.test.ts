@@ -3,7 +3,10 @@
  * it was away (D356): the channel tries it again at least every second
  * instead of backing off towards grpc-js's two minutes.
  */
+import { fork } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
+import type { GenService } from '@bufbuild/protobuf/codegenv2';
 import pino from 'pino';
 import { InventoryService } from '../gen/partnerapi/inventory/v1/inventory_pb';
 import { createServiceClient } from './client';
@@ -103,3 +106,90 @@ it('gives up on a backend that stays away after a bounded wait, not at the callâ
     refuser.close();
   }
 }, 30_000);
+
+type InventoryClient = ReturnType<typeof createServiceClient<typeof InventoryService extends GenService<infer M> ? M : never>>;
+
+/**
+ * A backend in a process of its own that takes every call and never answers
+ * it, telling its parent when a call arrived: the moment to SIGKILL it. Raw
+ * grpc-js with pass-through bytes, so it needs no build of this package.
+ */
+const HANGING_BACKEND = `
+const grpc = require('@grpc/grpc-js');
+const bytes = (value) => value;
+const method = (name) => ({ path: '/partnerapi.inventory.v1.InventoryService/' + name, requestStream: false, responseStream: false,
+  requestSerialize: bytes, requestDeserialize: bytes, responseSerialize: bytes, responseDeserialize: bytes });
+const server = new grpc.Server();
+const hang = () => process.send('called');
+server.addService({ GetEvent: method('GetEvent'), HoldStock: method('HoldStock') }, { GetEvent: hang, HoldStock: hang });
+server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) => process.send(error ? String(error) : port));
+`;
+
+describe('a call in flight when its backend is killed (D372)', () => {
+  const silent = pino({ level: 'silent' });
+  /** The backend that replaces the killed one on its port, counting the calls it gets. */
+  const answering = (port: number, calls: string[]) =>
+    startGrpcServer(
+      (grpcServer) =>
+        addService(
+          grpcServer,
+          InventoryService,
+          {
+            getEvent: async () => {
+              calls.push('getEvent');
+              return { object: 'event', id: 7n, slug: 'seven' };
+            },
+            holdStock: async () => {
+              calls.push('holdStock');
+              return { eventId: 7n, eventUrl: 'again', lines: [] };
+            },
+          },
+          silent,
+        ),
+      '127.0.0.1',
+      port,
+    );
+
+  /** Makes `call` to the hanging backend, SIGKILLs it once the call reached it, and starts the answering one on its port 300 ms later. */
+  async function killUnder(call: (client: InventoryClient) => Promise<unknown>) {
+    const hanging = fork('-e', [HANGING_BACKEND], { cwd: path.join(__dirname, '..', '..'), execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const exited = new Promise((resolve) => hanging.once('exit', resolve));
+    const messages: unknown[] = [];
+    hanging.on('message', (message) => messages.push(message));
+    const secondCalls: string[] = [];
+    let second: Awaited<ReturnType<typeof answering>> | undefined;
+    let client: InventoryClient | undefined;
+    try {
+      while (messages.length === 0) await sleep(10);
+      const port = messages[0];
+      if (typeof port !== 'number') throw new Error(`the hanging backend did not start: ${String(port)}`);
+      client = createServiceClient(InventoryService, `127.0.0.1:${port}`);
+      const outcome = call(client).then(
+        (value) => ({ answered: value }),
+        (error: { code?: string }) => ({ failed: error.code ?? String(error) }),
+      );
+      while (!messages.includes('called')) await sleep(5);
+      hanging.kill('SIGKILL');
+      await exited;
+      await sleep(300);
+      second = await answering(port, secondCalls);
+      return { outcome: await outcome, secondCalls };
+    } finally {
+      hanging.kill('SIGKILL');
+      second?.server.forceShutdown();
+      client?.close();
+    }
+  }
+
+  it('sends a side-effect-free read again once a backend is back, and answers it', async () => {
+    const { outcome, secondCalls } = await killUnder((client) => client.getEvent({ idOrSlug: 'seven' }, ctx, { deadlineMs: 5_000 }));
+    expect(outcome).toEqual({ answered: expect.objectContaining({ slug: 'seven' }) });
+    expect(secondCalls).toEqual(['getEvent']);
+  }, 30_000);
+
+  it('never sends a call with side effects twice: it fails as unanswered (a 500 its caller may retry with its key)', async () => {
+    const { outcome, secondCalls } = await killUnder((client) => client.holdStock({ holdId: 'h', eventIdOrSlug: 'e', lines: [] }, ctx, { deadlineMs: 5_000 }));
+    expect(outcome).toEqual({ failed: 'internal_error' });
+    expect(secondCalls).toEqual([]);
+  }, 30_000);
+});
