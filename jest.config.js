@@ -13,7 +13,8 @@ const moduleNameMapper = {
   '^@partner-api/(gateway|inventory|orders|tickets|webhooks|client|dashboard)$': '<rootDir>/services/$1/src/index.ts',
 };
 // A run held open after its tests fails within a minute instead of hanging (jest.exit-watchdog.js).
-const common = { transform, moduleNameMapper, testEnvironment: 'node', globalTeardown: '<rootDir>/jest.exit-watchdog.js' };
+// .data holds the servers' files (a test node's container images among them), never code to test or import.
+const common = { transform, moduleNameMapper, modulePathIgnorePatterns: ['<rootDir>/.data/'], testEnvironment: 'node', globalTeardown: '<rootDir>/jest.exit-watchdog.js' };
 
 module.exports = {
   projects: [
