@@ -97,6 +97,9 @@ grep -q "image: partner-api:0.1.0@$DIGEST" <<<"$extras" || { echo "the image dig
 grep -q 'secretKeyRef: { name: stripe, key: key }' <<<"$extras" || { echo "secretEnv not rendered" >&2; exit 1; }
 checkout=$("$HELM" template check "$CHART" "${KUBE[@]}" --set ingress.enabled=true --set ingress.checkoutHost=pay.example.com)
 grep -q 'host: pay.example.com' <<<"$checkout" || { echo "the hosted checkout rule is missing when asked" >&2; exit 1; }
+# The hosted pages' join limit is per customer only if orders believes the ingress controller's X-Forwarded-For.
+awk '/^kind: /{kind=$2} /^  name: /{name=$2} /TRUST_PROXY, value: "loopback,uniquelocal"/{print kind, name}' <<<"$checkout" |
+  grep -qx 'Deployment check-partner-api-orders' || { echo "orders does not trust the ingress controller's pods (TRUST_PROXY)" >&2; exit 1; }
 ! grep -q 'name: check-partner-api-dashboard, port' <<<"$checkout" || { echo "the dashboard was routed without ingress.dashboardHost" >&2; exit 1; }
 dashboard=$("$HELM" template check "$CHART" "${KUBE[@]}" --api-versions gateway.networking.k8s.io/v1/HTTPRoute \
   --set ingress.enabled=true --set ingress.dashboardHost=dash.example.com --set ingress.tlsSecretName=tls \
