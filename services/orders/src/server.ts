@@ -49,7 +49,8 @@ export interface OrdersDependencies {
 export async function startOrdersService(config: OrdersConfig, logger?: Logger, dependencies: OrdersDependencies = {}): Promise<RunningOrders> {
   const runtime = new ServiceRuntime('orders', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
-  const redis = runtime.redis(config);
+  // Only the join counts live there: orders serves everything else, and joins go on uncounted, without it (D371).
+  const redis = runtime.redis(config, { requiredForReadiness: false });
   // Before any command goes out: the store defines its script on the client.
   const joinCounts = new AddressLimitCounts(redis, dependencies.joinCountsPrefix ?? WAITLIST_JOIN_COUNTS_PREFIX);
   await runtime.outboxRelay(pool, config);

@@ -187,4 +187,27 @@ describe('abuse', () => {
       for (const pod of pods) pod.client.close();
     }
   });
+
+  it('lets joins through uncounted when Redis cannot be reached, and stays ready: nothing else of orders needs it', async () => {
+    // Nothing listens on port 1; each command gives up after its retries.
+    const pod = await backends.startOrders({ REDIS_URL: 'redis://127.0.0.1:1', WAITLIST_JOINS_PER_WINDOW: '1' });
+    try {
+      const event = await soldOut(1);
+      const statuses: number[] = [];
+      for (let i = 0; i < 2; i += 1) {
+        const response = await fetch(`http://127.0.0.1:${pod.running.checkoutPort}/waitlist/${ctx.organisationId}/${event.eventId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ ticket_type_id: String(event.typeId), quantity: '1', email: `no-redis-${i}@example.com` }).toString(),
+        });
+        statuses.push(response.status);
+      }
+      // With a limit of 1 and the counts in reach, the second would be 429.
+      expect(statuses).toEqual([200, 200]);
+      expect((await entries(event.slug)).map((entry) => entry.email)).toEqual(['no-redis-0@example.com', 'no-redis-1@example.com']);
+      expect(await pod.running.runtime.lifecycle.readiness()).toMatchObject({ ready: true });
+    } finally {
+      pod.client.close();
+    }
+  });
 });

@@ -73,8 +73,12 @@ export class ServiceRuntime {
     return pool;
   }
 
-  /** The shared Redis client (one Redis or a cluster, see redis.ts), registered for readiness and close. */
-  redis(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: string | undefined }): RedisClient {
+  /**
+   * The shared Redis client (one Redis or a cluster, see redis.ts), closed at
+   * shutdown and, unless `requiredForReadiness` is false (a service whose
+   * work goes on without it), part of readiness.
+   */
+  redis(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: string | undefined }, options: { requiredForReadiness?: boolean } = {}): RedisClient {
     const redis = createRedis(parseRedisTarget(config.REDIS_URL, config.REDIS_CLUSTER_NODES), {
       connection: { maxRetriesPerRequest: 2, enableAutoPipelining: true },
     });
@@ -82,6 +86,7 @@ export class ServiceRuntime {
     this.lifecycle.onShutdown('redis', async () => {
       await redis.quit().catch(() => redis.disconnect());
     });
+    if (options.requiredForReadiness === false) return redis;
     this.lifecycle.addReadinessCheck('redis', async () => {
       await redis.ping();
     });

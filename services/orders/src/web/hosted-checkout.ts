@@ -108,7 +108,7 @@ export function hostedCheckoutApp(
     }
   });
 
-  app.use(waitlistRoutes(inventory, sessions, options.joinLimits));
+  app.use(waitlistRoutes(inventory, sessions, options.joinLimits, logger));
 
   app.use((_req, res) => void res.status(404).type('html').send(messagePage('Not found', 'There is no such page.')));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Router } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
-import { ApiError } from '@partner-api/shared';
+import { ApiError, type Logger } from '@partner-api/shared';
 import type { CheckoutSessions } from '../domain/checkout-sessions';
 import { platformContext, type InventoryClient } from '../domain/fulfilment';
 import { messagePage } from './pages';
@@ -42,12 +42,18 @@ function ids(req: Request): { organisationId: string; eventId: string } {
   return { organisationId, eventId };
 }
 
-export function waitlistRoutes(inventory: InventoryClient, sessions: CheckoutSessions, limits: JoinLimits): Router {
+export function waitlistRoutes(inventory: InventoryClient, sessions: CheckoutSessions, limits: JoinLimits, logger: Logger): Router {
   const router = express.Router();
   const limiter = rateLimit({
     windowMs: limits.windowSeconds * 1000,
     limit: limits.perWindow,
     store: limits.counts,
+    // A Redis that cannot be reached lets joins through uncounted: inventory still allows one live entry per email and event.
+    passOnStoreError: true,
+    logger: {
+      error: (error, message) => logger.warn({ err: error }, message ?? 'waiting-list join counts failed'),
+      warn: (error, message) => logger.warn({ err: error }, message ?? 'waiting-list join limiter warning'),
+    },
     standardHeaders: 'draft-6',
     legacyHeaders: false,
     handler: (_req, res) => void res.status(429).type('html').send(messagePage('Too many requests', 'You have tried to join too often. Please wait a few minutes and try again.')),
