@@ -115,6 +115,7 @@ test-redis-cluster: migrate ## the Redis-touching integration suites against a 3
 	  npx jest --json --outputFile=$(DATA)/test-results/redis-cluster.json --runInBand \
 	  services/inventory/test/redis-loss.test.ts services/inventory/test/hold-book.test.ts \
 	  services/inventory/test/comp-stock.test.ts services/gateway/test/idempotency.test.ts services/gateway/test/key-admission.test.ts \
+	  services/shared/test/address-limit-counts.test.ts \
 	  services/inventory/test/shard-kill.redis-cluster.test.ts services/shared/test/redis-close.redis-cluster.test.ts --selectProjects integration redis-cluster || status=$$?; \
 	REDIS_CLUSTER=3 deploy/local/infra.sh stop redis; exit $$status
 
