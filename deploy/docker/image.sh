@@ -20,4 +20,15 @@ NPM_CACHE=$(npm config get cache)
   --build-arg BASE="$BASE" --build-arg BUILD_BASE="$BUILD_BASE" --build-arg NPM_FLAGS="--offline" \
   --network none --volume "$NPM_CACHE:/root/.npm" \
   -t "partner-api:$REV" -t "partner-api:$APP_VERSION" . >&2
+
+# A revision's image and its build stage take about 1.7 GB, so a machine
+# that builds every revision (a CI runner) would fill its disk: the newest
+# IMAGE_KEEP (3) of each are kept, the build stages being the layer cache of
+# the next build, and older ones removed.
+keep=${IMAGE_KEEP:-3}
+"$PODMAN" images --filter reference=partner-api --format '{{.CreatedAt}}|{{.Tag}}' | sort -r | cut -d'|' -f2 |
+  grep -E '^[0-9a-f]{12}(-dirty)?$' | grep -vxF "$REV" | tail -n +"$keep" |
+  while read -r tag; do "$PODMAN" rmi "partner-api:$tag" >/dev/null 2>&1 || true; done
+"$PODMAN" images --filter dangling=true --format '{{.CreatedAt}}|{{.ID}}' | sort -r | cut -d'|' -f2 | tail -n +"$((keep + 1))" |
+  while read -r id; do "$PODMAN" rmi "$id" >/dev/null 2>&1 || true; done
 echo "partner-api:$REV"
