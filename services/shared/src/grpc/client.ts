@@ -59,7 +59,7 @@ export const RECONNECT_WAIT_MS = 1_500;
  * (`option idempotency_level = NO_SIDE_EFFECTS`): the reads, whose calls
  * may be sent again when their connection drops under them (D372).
  */
-export function sideEffectFree(method: DescMethodUnary): boolean {
+function sideEffectFree(method: DescMethodUnary): boolean {
   return method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS;
 }
 
