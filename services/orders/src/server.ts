@@ -50,7 +50,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
   const runtime = new ServiceRuntime('orders', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
   // Only the join counts live there: orders serves everything else, and joins go on uncounted, without it (D371).
-  const redis = runtime.redis(config, { requiredForReadiness: false });
+  const redis = runtime.redis(config, { optional: true });
   // Before any command goes out: the store defines its script on the client.
   const joinCounts = new AddressLimitCounts(redis, dependencies.joinCountsPrefix ?? WAITLIST_JOIN_COUNTS_PREFIX);
   await runtime.outboxRelay(pool, config);

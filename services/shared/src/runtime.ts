@@ -40,6 +40,9 @@ export interface RuntimeConfig {
 /** What the outbox relay and its retention read from a service's config (grpcServiceEnv). */
 export type OutboxConfig = z.infer<typeof kafkaEnv> & z.infer<typeof outboxRetentionEnv>;
 
+/** How long a command of an optional Redis client (see ServiceRuntime.redis) may take before it fails. */
+export const OPTIONAL_REDIS_COMMAND_TIMEOUT_MS = 500;
+
 /** How often a gRPC server's health status is brought up to date with the process's readiness. */
 export const GRPC_HEALTH_REFRESH_MS = 2_000;
 
@@ -75,18 +78,20 @@ export class ServiceRuntime {
 
   /**
    * The shared Redis client (one Redis or a cluster, see redis.ts), closed at
-   * shutdown and, unless `requiredForReadiness` is false (a service whose
-   * work goes on without it), part of readiness.
+   * shutdown and part of readiness. A service whose work goes on without
+   * Redis says so (`optional`): the client is left out of readiness, and
+   * each command gives up after `OPTIONAL_REDIS_COMMAND_TIMEOUT_MS`
+   * instead of waiting out the reconnection attempts.
    */
-  redis(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: string | undefined }, options: { requiredForReadiness?: boolean } = {}): RedisClient {
+  redis(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: string | undefined }, options: { optional?: boolean } = {}): RedisClient {
     const redis = createRedis(parseRedisTarget(config.REDIS_URL, config.REDIS_CLUSTER_NODES), {
-      connection: { maxRetriesPerRequest: 2, enableAutoPipelining: true },
+      connection: { maxRetriesPerRequest: 2, enableAutoPipelining: true, ...(options.optional ? { commandTimeout: OPTIONAL_REDIS_COMMAND_TIMEOUT_MS } : {}) },
     });
     redis.on('error', (error) => this.logger.warn({ err: error }, 'redis connection error'));
     this.lifecycle.onShutdown('redis', async () => {
       await redis.quit().catch(() => redis.disconnect());
     });
-    if (options.requiredForReadiness === false) return redis;
+    if (options.optional) return redis;
     this.lifecycle.addReadinessCheck('redis', async () => {
       await redis.ping();
     });
