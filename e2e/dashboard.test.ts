@@ -6,12 +6,12 @@
  * admins are emailed (a loopback SMTP server of this test), and the owner
  * re-enables it, resends one delivery and recovers everything missed.
  */
-import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { api, type ErrorBody } from './support/api';
 import { launchBrowser } from './support/browser';
+import { runClientAddress } from './support/client-address';
 import { addMember, CapturingSmtp, DASHBOARD_URL, MEMBER_PASSWORD, restartDashboard } from './support/dashboard';
 import { GOOD_CARD, payCheckout } from './support/hosted-checkout';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug } from './support/operator';
@@ -39,12 +39,8 @@ afterAll(async () => {
   restartDashboard();
 }, 60_000);
 
-/**
- * The dashboard counts sign-ins per address in Redis for its window (D366):
- * this run signs in from an address of its own (the dashboard believes
- * loopback's X-Forwarded-For), so runs in a row do not share one allowance.
- */
-const visitor = { baseURL: DASHBOARD_URL, extraHTTPHeaders: { 'x-forwarded-for': `198.18.${randomInt(256)}.${randomInt(1, 255)}` } };
+/** The browser of this run: its sign-ins count against an address of its own. */
+const visitor = { baseURL: DASHBOARD_URL, extraHTTPHeaders: { 'x-forwarded-for': runClientAddress() } };
 
 async function signedIn(email: string): Promise<Page> {
   const page = await (await browser.newContext(visitor)).newPage();

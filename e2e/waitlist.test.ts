@@ -9,10 +9,10 @@
  * (decisions D250–D259).
  */
 import { execFile } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { api } from './support/api';
+import { runClientAddress } from './support/client-address';
 import { GOOD_CARD, openCheckout, payCheckout } from './support/hosted-checkout';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug } from './support/operator';
 import { deliveryOf, partnerAccepts } from './support/webhooks';
@@ -89,8 +89,7 @@ it('offers returned tickets to the list in order, announces them signed, and the
   expect(joinPage.status).toBe(200);
   expect(joinPage.headers.get('cache-control')).toBe('no-store');
   expect(joinPage.html).toContain('<label>Email<input type="email" name="email"');
-  // Joins are counted per address in Redis for 10 minutes (D371): a customer address of this run's own, so runs in a row do not share one.
-  const customerAddress = `198.18.${randomInt(256)}.${randomInt(1, 255)}`;
+  const customerAddress = runClientAddress();
   const join = (email: string, quantity: number) =>
     fetch(`${site}/waitlist/${organisation.id}/${eventId}`, {
       method: 'POST',

@@ -7,7 +7,7 @@
  * giving them back are free again within one lease; a stream renews its
  * seat while it runs and gives it back when it ends.
  */
-import { randomBase62, type RedisClient } from '@partner-api/shared';
+import { defineScript, randomBase62, type RedisClient } from '@partner-api/shared';
 
 /** How long a seat lasts without renewal: what a crashed gateway's streams hold on to at most. */
 const SEAT_LEASE_MS = 60_000;
@@ -53,8 +53,8 @@ export class StreamSeats {
     private readonly redis: RedisClient,
     private readonly leaseMs = SEAT_LEASE_MS,
   ) {
-    redis.defineCommand('takeStreamSeat', { numberOfKeys: 1, lua: TAKE_SCRIPT });
-    redis.defineCommand('renewStreamSeat', { numberOfKeys: 1, lua: RENEW_SCRIPT });
+    defineScript(redis, 'takeStreamSeat', TAKE_SCRIPT, 1);
+    defineScript(redis, 'renewStreamSeat', RENEW_SCRIPT, 1);
     this.commands = redis as unknown as SeatCommands;
     this.renewEveryMs = leaseMs / 3;
   }
