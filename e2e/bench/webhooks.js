@@ -8,8 +8,10 @@
 // rate (200 events a second for 30 s), as an on-sale's checkouts produce
 // them, with latency from each event's scheduled produce to its arrival.
 // Bounded in events and time; stops by itself.
+const { fork } = require('node:child_process');
 const { createHmac, randomBytes } = require('node:crypto');
 const http = require('node:http');
+const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { Pool } = require('pg');
@@ -42,6 +44,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
  */
 const WARM_UP_EVENTS = 2 * EVENTS;
 const GROUP_ID = process.env.KAFKA_GROUP_ID ?? 'partner-api-webhooks';
+const TOPIC = process.env.KAFKA_TOPIC ?? 'partner.events.v1';
 
 /** A receiver that answers 200 at once and notes when each event arrived. */
 async function startReceiver() {
@@ -115,14 +118,14 @@ async function directPosts(receiver, organisationId, secret) {
 }
 
 /** The pipeline: events produced to the topic as the outbox relays do, delivered by the stack's webhooks service. */
-async function throughStack(receiver, organisationId, events = EVENTS) {
+async function throughStack(receiver, organisationId, events = EVENTS, topic = TOPIC) {
   const producer = new Kafka({ clientId: 'bench-webhooks', brokers: process.env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   const startedAt = performance.now();
   for (let sent = 0; sent < events; sent += 500) {
     const sentAt = performance.now();
     const messages = Array.from({ length: Math.min(500, events - sent) }, (_, index) => ({ key: `ticket:${sent + index}`, value: eventBody(organisationId, sentAt) }));
-    await producer.send({ topic: process.env.KAFKA_TOPIC ?? 'partner.events.v1', acks: -1, messages });
+    await producer.send({ topic, acks: -1, messages });
   }
   await producer.disconnect();
   await waitForArrivals(receiver, events);
@@ -144,7 +147,7 @@ async function steadyRate(receiver, organisationId) {
     if (dueNow > produced) {
       const messages = [];
       for (; produced < dueNow; produced += 1) messages.push({ key: `ticket:${produced}`, value: eventBody(organisationId, startedAt + (produced / STEADY_RATE) * 1000) });
-      await producer.send({ topic: process.env.KAFKA_TOPIC ?? 'partner.events.v1', acks: -1, messages });
+      await producer.send({ topic: TOPIC, acks: -1, messages });
     }
     await sleep(10);
   }
@@ -170,19 +173,19 @@ async function groupSettled(members) {
   }
 }
 
-/** CPU per delivery of each process over the bursts of two configurations, side by side, as table rows. */
-function cpuTable(one, two) {
-  const cells = (bursts, name) => (bursts.spent[name] === undefined ? '| – | – |' : `| ${(bursts.spent[name] / bursts.seconds).toFixed(2)} | ${((bursts.spent[name] * 1000) / bursts.deliveries).toFixed(3)} |`);
-  return [...new Set([...Object.keys(one.spent), ...Object.keys(two.spent)])]
-    .filter((name) => (one.spent[name] ?? 0) + (two.spent[name] ?? 0) > 0)
-    .map((name) => `| ${name === 'load generator (this process)' ? 'producer and receiver (this process)' : name} ${cells(one, name)} ${cells(two, name).slice(2)}`);
+/** CPU per delivery of each process over the bursts of several configurations, side by side, as table rows. */
+function cpuTable(...configurations) {
+  const cells = (bursts, name) => (bursts.spent[name] === undefined ? ' – | – |' : ` ${(bursts.spent[name] / bursts.seconds).toFixed(2)} | ${((bursts.spent[name] * 1000) / bursts.deliveries).toFixed(3)} |`);
+  return [...new Set(configurations.flatMap((bursts) => Object.keys(bursts.spent)))]
+    .filter((name) => configurations.some((bursts) => (bursts.spent[name] ?? 0) > 0))
+    .map((name) => `| ${name === 'load generator (this process)' ? 'producer and receiver (this process)' : name} |${configurations.map((bursts) => cells(bursts, name)).join('')}`);
 }
 
 /** A burst through the stack, with the CPU each process spent on it. */
-async function measuredBurst(receiver, organisationId, extra = {}) {
+async function measuredBurst(receiver, organisationId, extra = {}, topic = TOPIC) {
   const cpu = cpuByProcess(extra);
   const startedAt = performance.now();
-  const result = await throughStack(receiver, organisationId);
+  const result = await throughStack(receiver, organisationId, EVENTS, topic);
   return { ...result, seconds: (performance.now() - startedAt) / 1000, spent: cpu.spent() };
 }
 
@@ -220,13 +223,13 @@ const median = (values) => {
 };
 
 /** ROUNDS of a direct run and a burst through the stack, each pair back to back. */
-async function alternatedRounds({ baselineReceiver, stackReceiver, organisationId, secret, extra }) {
+async function alternatedRounds({ baselineReceiver, stackReceiver, organisationId, secret, extra, topic = TOPIC }) {
   const rounds = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     baselineReceiver.arrived.clear();
     const direct = await measuredDirect(baselineReceiver, organisationId, secret);
     stackReceiver.arrived.clear();
-    const burst = await measuredBurst(stackReceiver, organisationId, extra);
+    const burst = await measuredBurst(stackReceiver, organisationId, extra, topic);
     rounds.push({ direct, burst, ratio: burst.rps / direct.rps });
   }
   return rounds;
@@ -267,6 +270,52 @@ function roundsTable(rows) {
     lines.push(`| ${row.name} | ${fmt(row.rps, 0)} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${first} | ${row.total} | ${row.bad} | ${ratio} | ${row.ratios?.join(', ') ?? ''} |`);
   }
   return lines.join('\n');
+}
+
+const FLOOR_SCHEMA = 'bench_webhook_floor';
+
+/**
+ * The floor (e2e/bench/webhook-floor.js) in a process of its own, reading a
+ * topic of its own (as many partitions and replicas as the service's) and
+ * writing tables made like the service's in a schema of its own. Both go
+ * when it stops.
+ */
+async function startFloor() {
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
+  const admin = new Kafka({ clientId: 'bench-webhook-floor-admin', brokers: process.env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).admin();
+  const topic = `bench.webhook-floor.${randomBytes(4).toString('hex')}`;
+  await pool.query(`DROP SCHEMA IF EXISTS ${FLOOR_SCHEMA} CASCADE`);
+  await pool.query(`CREATE SCHEMA ${FLOOR_SCHEMA}`);
+  await pool.query(`CREATE TABLE ${FLOOR_SCHEMA}.events (LIKE webhooks.events INCLUDING ALL)`);
+  await pool.query(`CREATE TABLE ${FLOOR_SCHEMA}.deliveries (LIKE webhooks.deliveries INCLUDING ALL)`);
+  // Its own ids, not the service's sequence.
+  await pool.query(`CREATE SEQUENCE ${FLOOR_SCHEMA}.deliveries_id_seq OWNED BY ${FLOOR_SCHEMA}.deliveries.id`);
+  await pool.query(`ALTER TABLE ${FLOOR_SCHEMA}.deliveries ALTER COLUMN id SET DEFAULT nextval('${FLOOR_SCHEMA}.deliveries_id_seq')`);
+  await admin.connect();
+  const [service] = (await admin.fetchTopicMetadata({ topics: [TOPIC] })).topics;
+  const partitions = service.partitions.length;
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions, replicationFactor: service.partitions[0].replicas.length }] });
+  const child = fork(path.join(__dirname, 'webhook-floor.js'), [], {
+    env: { ...process.env, FLOOR_SCHEMA, FLOOR_TOPIC: topic, FLOOR_PARTITIONS: String(partitions), FLOOR_GROUP_ID: `${topic}.group`, FLOOR_CONCURRENCY: String(CONCURRENCY) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await Promise.race([
+    new Promise((resolve) => child.once('message', resolve)),
+    exited.then((code) => Promise.reject(new Error(`the floor process exited with ${code} while starting`))),
+  ]);
+  return {
+    topic,
+    pid: child.pid,
+    async stop() {
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+      await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+      await admin.disconnect();
+      await pool.query(`DROP SCHEMA ${FLOOR_SCHEMA} CASCADE`);
+      await pool.end();
+    },
+  };
 }
 
 async function api(path, key, options = {}) {
@@ -311,12 +360,31 @@ async function main() {
       await second.stop();
     }
     await groupSettled(1);
+    // The least any durable pipeline does, measured the same way (e2e/bench/webhook-floor.js): what the service's ratio is bounded by on this machine.
+    stackReceiver.arrived.clear();
+    const floorProcess = await startFloor();
+    let floor;
+    try {
+      await throughStack(stackReceiver, organisation.id, WARM_UP_EVENTS, floorProcess.topic);
+      floor = summariseRounds(
+        await alternatedRounds({ baselineReceiver, stackReceiver, organisationId: organisation.id, secret: endpoint.secret, extra: { 'durable floor (its own process)': [floorProcess.pid] }, topic: floorProcess.topic }),
+      );
+    } finally {
+      await floorProcess.stop();
+    }
     const direct = `signed POSTs straight to the receiver (undici, ${CONCURRENCY} at a time)`;
     const rows = [
       { name: `${direct}, rounds of one process`, ...one.direct, firstMs: undefined },
       { name: `burst: ${EVENTS} events on Kafka → webhooks service (store, fan out, claim, sign, POST)`, ...one.burst, ratio: one.ratio, ratios: one.ratios },
       { name: `${direct}, rounds of two processes`, ...two.direct, firstMs: undefined },
       { name: `burst: the same through 2 webhooks processes`, ...two.burst, ratio: two.ratio, ratios: two.ratios },
+      { name: `${direct}, rounds of the floor`, ...floor.direct, firstMs: undefined },
+      {
+        name: 'floor: the same events through the least a durable pipeline does (per chunk of 100: store and route in one statement, sign and POST, record the attempts in one statement)',
+        ...floor.burst,
+        ratio: floor.ratio,
+        ratios: floor.ratios,
+      },
     ];
     stackReceiver.arrived.clear();
     const steady = { name: `steady: ${STEADY_RATE} events/s for ${STEADY_SECONDS} s → webhooks service`, ...(await steadyRate(stackReceiver, organisation.id)), firstMs: undefined, fixedRate: true };
@@ -329,13 +397,13 @@ async function main() {
       roundsTable(rows),
       '',
       `Burst: ${Math.round(one.burst.rps)} deliveries/s (${one.ratio.toFixed(2)} of direct) through one webhooks process, ` +
-        `${Math.round(two.burst.rps)}/s (${two.ratio.toFixed(2)}) through two. Steady rate: p99 ${steady.p99.toFixed(0)} ms from commit to receiver (target ≤ ${STEADY_P99_MS} ms).`,
+        `${Math.round(two.burst.rps)}/s (${two.ratio.toFixed(2)}) through two; the durable floor ${Math.round(floor.burst.rps)}/s (${floor.ratio.toFixed(2)}). Steady rate: p99 ${steady.p99.toFixed(0)} ms from commit to receiver (target ≤ ${STEADY_P99_MS} ms).`,
       '',
       'Where the CPU of the bursts went (CPU seconds of each process from each first produce to its last arrival, over all rounds, per delivery):',
       '',
-      `| Process | One webhooks process: cores busy (${one.cpu.seconds.toFixed(1)} s) | CPU ms per delivery | Two: cores busy (${two.cpu.seconds.toFixed(1)} s) | CPU ms per delivery |`,
-      '|---|---:|---:|---:|---:|',
-      ...cpuTable(one.cpu, two.cpu),
+      `| Process | One webhooks process: cores busy (${one.cpu.seconds.toFixed(1)} s) | CPU ms per delivery | Two: cores busy (${two.cpu.seconds.toFixed(1)} s) | CPU ms per delivery | Floor: cores busy (${floor.cpu.seconds.toFixed(1)} s) | CPU ms per delivery |`,
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...cpuTable(one.cpu, two.cpu, floor.cpu),
       '',
       'The ratio over all rounds, taken apart: (cores busy in the bursts ÷ cores busy in the direct runs) × (CPU per direct POST ÷ CPU per delivery), every process of the machine counted. ' +
         'On two cores the first factor is at most 2, so ≥ 0.5 of direct needs a delivery to cost at most four direct POSTs (a second factor of 0.25 or more).',
@@ -345,6 +413,7 @@ async function main() {
       ...[
         ['one webhooks process', one.factors],
         ['two webhooks processes', two.factors],
+        ['the durable floor', floor.factors],
       ].map(
         ([name, f]) =>
           `| ${name} | ${f.ratio.toFixed(2)} | ${f.burst.busy.toFixed(2)} / ${f.direct.busy.toFixed(2)} | ${f.parallelism.toFixed(2)} | ${f.direct.cpuMs.toFixed(3)} / ${f.burst.cpuMs.toFixed(3)} | ${f.cost.toFixed(3)} |`,
