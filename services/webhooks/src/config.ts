@@ -37,6 +37,14 @@ export const webhooksEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.webhooks, ops
    * record waits, and a crash within it means a resend (at least once).
    */
   WEBHOOK_SUCCESS_LINGER_MS: z.coerce.number().int().min(0).max(10_000).default(5),
+  /**
+   * How long the consumer waits for the attempts 1 it sends itself from a
+   * chunk before it writes those still on the wire as leased rows and lets
+   * the chunk's offsets be committed (D373). It bounds how long a slow
+   * receiver holds a partition. 0: the consumer sends nothing itself and
+   * every attempt 1 is written `scheduled` for the senders' claims.
+   */
+  WEBHOOK_ROUTED_SEND_BUDGET_MS: z.coerce.number().int().min(0).max(5_000).default(250),
   /** A receiver must answer within this (the spec: 10 seconds). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**

@@ -46,6 +46,7 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
       concurrency: config.WEBHOOK_CONCURRENCY,
       leaseMs: 2 * config.WEBHOOK_TIMEOUT_MS + 5_000,
       successLingerMs: config.WEBHOOK_SUCCESS_LINGER_MS,
+      routedSendBudgetMs: config.WEBHOOK_ROUTED_SEND_BUDGET_MS,
       observer: new DeliveryMetrics(runtime.metrics),
     },
     runtime.logger,
@@ -65,7 +66,7 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
   runtime.lifecycle.onShutdown('webhook successes', () => deliveries.recorded());
   const sender = runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
   await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }, async (messages) => {
-    // What this process just scheduled is sent now rather than at the next poll: by the drain running, or a new one.
+    // What this process left scheduled is sent now rather than at the next poll: by the drain running, or a new one.
     if ((await deliveries.receive(messages)) > 0 && !deliveries.wake()) sender.runSoon();
   });
   await runtime.ready();

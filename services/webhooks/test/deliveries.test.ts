@@ -121,7 +121,7 @@ describe('retries and endpoint health', () => {
     suite.receiver.answer = (request) => (request.path === '/moved' ? 302 : request.path === '/slow' ? 'hang' : 200);
     const event = eventBody(organisationId, 'event.sold_out');
     await suite.producer.send(suite.service.topic, [event.body]);
-    await waitFor(async () => (await deliveriesOf(suite.database.pool, event.id)).filter((row) => row.status === 'failed').length >= 2, 15_000, 'both first attempts to fail');
+    await waitFor(async () => (await deliveriesOf(suite.database.pool, event.id)).filter((row) => row.attempt === 1 && row.status === 'failed').length >= 2, 15_000, 'both first attempts to fail');
 
     const failed = (await deliveriesOf(suite.database.pool, event.id)).filter((row) => row.attempt === 1);
     expect(failed.map((row) => row.error).sort()).toEqual(['answered 302; redirects are not followed', 'no answer within 1 s']);
@@ -201,6 +201,35 @@ describe('retries and endpoint health', () => {
     expect(statuses).not.toContain('scheduled');
     expect(statuses).toContain('failed');
   });
+});
+
+describe('attempts the consumer sends itself (D373)', () => {
+  it('hands a send still on the wire after its budget to a lease, and one still waiting for a slot to the claims: each sent once, nothing lost', async () => {
+    // A process of its own with one slot: the first send holds it until the receiver's deadline, the others wait past the budget.
+    const database = await scratchDatabase();
+    const narrow = await startService(database.url, { WEBHOOK_CONCURRENCY: '1', WEBHOOK_ROUTED_SEND_BUDGET_MS: '250', WEBHOOK_TIMEOUT_MS: '1000' });
+    try {
+      await narrow.client.createEndpoint({ url: `${suite.receiver.url}/narrow`, eventTypes: [], mode: '' }, ctx);
+      let answered = 0;
+      suite.receiver.answer = () => (answered++ === 0 ? 'hang' : 200);
+      const events = [eventBody(organisationId, 'event.updated'), eventBody(organisationId, 'event.updated'), eventBody(organisationId, 'event.updated')];
+      await suite.producer.send(narrow.topic, events.map((event) => event.body));
+
+      const statuses = async () => Promise.all(events.map(async (event) => (await deliveriesOf(database.pool, event.id)).map((row) => `${row.attempt}:${row.status}`)));
+      await waitFor(async () => (await statuses()).every((rows) => rows.at(-1)?.endsWith('succeeded')), 15_000, 'every event delivered');
+
+      const [hung, ...others] = (await statuses()).sort((a, b) => b.length - a.length);
+      // The send that hung was written `sending` under the lease, then failed at the deadline and was retried.
+      expect(hung).toEqual(['1:failed', '2:succeeded']);
+      // The two that waited were withdrawn, written `scheduled` and sent by the claims once the slot was free: once each.
+      expect(others).toEqual([['1:succeeded'], ['1:succeeded']]);
+      const attemptsSent = events.map((event) => suite.receiver.forEvent(event.id).length).sort();
+      expect(attemptsSent).toEqual([1, 1, 2]);
+    } finally {
+      await narrow.stop().catch(() => undefined);
+      await database.drop();
+    }
+  }, 30_000);
 });
 
 describe('shutting down', () => {

@@ -2,10 +2,19 @@
  * Live deliveries, from a Kafka message to a receiver's 2xx:
  *
  * 1. receive: a chunk of messages is stored once (the event id dedupes
- *    redelivered messages) and attempt 1 is written for every enabled live
- *    endpoint of each event's organisation subscribed to its type, in one
- *    transaction. Only then are the Kafka offsets committed, so a process
- *    that dies in between reads the messages again and finds them stored.
+ *    redelivered messages), and the same statement routes attempt 1 of
+ *    each event to every enabled live endpoint of its organisation
+ *    subscribed to its type that has no attempt 1 of it yet (D373). The
+ *    consumer sends those attempts itself, from the chunk in hand, in the
+ *    sender pool's slots ahead of any claim, and writes each attempt once,
+ *    with its outcome: successes together (group commit), a failure with
+ *    its retry. A send still on the wire after `routedSendBudgetMs` is
+ *    written `sending` under this process's lease and finishes as a claimed
+ *    attempt does; one still waiting for a slot is withdrawn and written
+ *    `scheduled` for the drain. Only then are the Kafka offsets committed,
+ *    so a process that dies in between reads the chunk again, finds the
+ *    events stored and routes them again to whatever has no attempt row:
+ *    sent again, at least once.
  * 2. drain: a rolling pool of senders claims due attempts in bulk with a
  *    lease (a second claim on its way while the first is, each for slots
  *    free), signs and POSTs each, and refills a slot as soon as its POST
@@ -28,7 +37,8 @@
  */
 import { inStoredContext, inTransaction, type ConsumedMessage, type Logger, type Pool, type TraceCarrier } from '@partner-api/shared';
 import type { ReceiverClient } from '../adapters/receiver-client';
-import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent, SucceededAttempt } from '../storage/delivery-repository';
+import type { ReceiverResponse } from '../adapters/receiver-client';
+import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent, RoutedAttempt, RoutedAttemptRow, RoutedSuccess, SucceededAttempt } from '../storage/delivery-repository';
 import type { DisableNoticeRepository } from '../storage/disable-notice-repository';
 import type { EndpointRepository } from '../storage/endpoint-repository';
 import { BatchWriter } from './batch-writer';
@@ -36,7 +46,7 @@ import { deliveryOutcome, type DeliveryObserver } from './delivery-observer';
 import { deliveryHeaders, signingSecrets } from './delivery-request';
 import { disableReason } from './endpoint-health';
 import { nextAttemptAt, type RetrySchedule } from './retry-schedule';
-import { SenderPool } from './sender-pool';
+import { SenderPool, type HandedSend } from './sender-pool';
 
 export interface DeliveryOptions {
   /** Attempts one process has on the wire at once. */
@@ -45,6 +55,12 @@ export interface DeliveryOptions {
   leaseMs: number;
   /** How long a success waits for others to be written with it (BatchWriter's linger). */
   successLingerMs?: number;
+  /**
+   * How long a consumer waits for the attempts it routed before it writes
+   * what is still on the wire as leased rows and lets its chunk go (D373);
+   * 0 sends none itself, every attempt is written `scheduled` for the claims.
+   */
+  routedSendBudgetMs?: number;
   /** Told of every attempt's outcome and every endpoint disabled (the metrics). */
   observer?: DeliveryObserver;
 }
@@ -67,9 +83,20 @@ export function parseReceivedEvent(payload: string, traceContext: TraceCarrier =
   return { id, type, organisationId, livemode, createdAt, payload, traceContext };
 }
 
+/** An attempt 1 routed at the store, with what its send needs; no row until its outcome. */
+type RoutedDelivery = Omit<ClaimedDelivery, 'id'>;
+
+/** A routed attempt handed to the sender pool, and its answer once it came. */
+interface RoutedSend {
+  readonly delivery: RoutedDelivery;
+  readonly send: HandedSend<ReceiverResponse>;
+  response?: ReceiverResponse;
+}
+
 export class Deliveries {
   private readonly senders: SenderPool<ClaimedDelivery>;
   private readonly successes: BatchWriter<SucceededAttempt>;
+  private readonly routedSuccesses: BatchWriter<RoutedSuccess>;
 
   constructor(
     private readonly pool: Pool,
@@ -90,9 +117,14 @@ export class Deliveries {
       (error) => this.logger.error({ err: error }, 'a delivery attempt could not be recorded'),
     );
     this.successes = new BatchWriter((attempts) => this.deliveries.recordSuccesses(attempts), { lingerMs: options.successLingerMs });
+    this.routedSuccesses = new BatchWriter((attempts) => this.deliveries.recordRoutedSuccesses(attempts), { lingerMs: options.successLingerMs });
   }
 
-  /** Messages of the events topic, stored and fanned out in one transaction; returns how many deliveries they scheduled. */
+  /**
+   * Messages of the events topic: stored, routed and sent (1. above).
+   * Resolves once every attempt they route has a row or is being written
+   * with its outcome; returns how many it left `scheduled` for the drain.
+   */
   async receive(messages: ConsumedMessage[]): Promise<number> {
     const events = messages.flatMap(({ value, traceContext }) => {
       const event = parseReceivedEvent(value, traceContext);
@@ -101,8 +133,33 @@ export class Deliveries {
       return event ? [event] : [];
     });
     if (events.length === 0) return 0;
-    // Only events stored just now fan out; test-mode events never do (test endpoints get only test sends).
-    return inTransaction(this.pool, async (client) => this.deliveries.fanOut(client, await this.deliveries.storeEvents(client, events)));
+    // Test-mode events route nowhere (test endpoints get only test sends).
+    const routes = await this.deliveries.storeAndRoute(events);
+    if (routes.length === 0) return 0;
+    const byId = new Map(events.map((event) => [event.id, event]));
+    const deliveries = routes.map((route) => routedDelivery(route, byId.get(route.event_id)!));
+    const budgetMs = this.options.routedSendBudgetMs ?? 0;
+    if (budgetMs === 0) return (await this.deliveries.writeRouted(this.pool, deliveries.map((delivery) => attemptRow(delivery, this.clock())), null)).size;
+
+    const sends: RoutedSend[] = deliveries.map((delivery) => {
+      const entry: RoutedSend = { delivery, send: this.senders.sendNow(() => this.post(delivery)) };
+      entry.send.result.then((response) => (entry.response = response)).catch(() => undefined);
+      return entry;
+    });
+    await settledWithin(
+      sends.map((entry) => entry.send.result),
+      budgetMs,
+    );
+    const answered = sends.filter((entry) => entry.response);
+    const onTheWire = sends.filter((entry) => !entry.response && entry.send.started);
+    // Withdrawn before they began: the claims send them.
+    const waiting = sends.filter((entry) => !entry.response && !entry.send.started && entry.send.withdraw());
+    const [, , scheduled] = await Promise.all([
+      Promise.all(answered.map((entry) => this.recordRouted(entry.delivery, entry.response!))),
+      this.handOver(onTheWire),
+      waiting.length === 0 ? 0 : this.deliveries.writeRouted(this.pool, waiting.map((entry) => attemptRow(entry.delivery, this.clock())), null).then((rows) => rows.size),
+    ]);
+    return scheduled;
   }
 
   /**
@@ -122,24 +179,33 @@ export class Deliveries {
 
   /** Resolves once every success so far is written (shutdown waits for this). */
   async recorded(): Promise<void> {
-    await this.successes.settled();
+    await Promise.all([this.successes.settled(), this.routedSuccesses.settled()]);
   }
 
-  private attempt(delivery: ClaimedDelivery): Promise<void> {
-    const attributes = { 'webhook.event.id': delivery.event_id, 'webhook.event.type': delivery.event_type, 'webhook.endpoint.id': delivery.endpoint_id, 'webhook.attempt': delivery.attempt };
-    return inStoredContext(delivery.trace_context, `deliver ${delivery.event_type}`, attributes, (span) => this.send(delivery, span.failed));
-  }
-
-  /** Sends one attempt and records its outcome; `failed` hears why a POST was not a success. */
-  private async send(delivery: ClaimedDelivery, failed: (error: string) => void): Promise<void> {
+  /** A claimed attempt: sent and its outcome recorded against its row, in its slot. */
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
     if (!delivery.enabled) {
       await inTransaction(this.pool, (client) => this.deliveries.cancelScheduled(client, delivery.endpoint_id));
       return;
     }
-    const sentAt = this.clock();
-    const headers = deliveryHeaders({ id: delivery.event_id, type: delivery.event_type }, delivery.attempt, delivery.payload, signingSecrets(delivery, sentAt), sentAt);
-    const response = await this.receivers.post(delivery.url, headers, delivery.payload);
-    this.options.observer?.attempted(deliveryOutcome(response), response.durationMs);
+    await this.record(delivery, await this.post(delivery));
+  }
+
+  /** Signs and POSTs one attempt, traced under the context its event arrived in. */
+  private post(delivery: RoutedDelivery): Promise<ReceiverResponse> {
+    const attributes = { 'webhook.event.id': delivery.event_id, 'webhook.event.type': delivery.event_type, 'webhook.endpoint.id': delivery.endpoint_id, 'webhook.attempt': delivery.attempt };
+    return inStoredContext(delivery.trace_context, `deliver ${delivery.event_type}`, attributes, async (span) => {
+      const sentAt = this.clock();
+      const headers = deliveryHeaders({ id: delivery.event_id, type: delivery.event_type }, delivery.attempt, delivery.payload, signingSecrets(delivery, sentAt), sentAt);
+      const response = await this.receivers.post(delivery.url, headers, delivery.payload);
+      this.options.observer?.attempted(deliveryOutcome(response), response.durationMs);
+      if (!response.ok) span.failed(response.error ?? 'failed');
+      return response;
+    });
+  }
+
+  /** A claimed attempt's outcome, against its row. */
+  private async record(delivery: ClaimedDelivery, response: ReceiverResponse): Promise<void> {
     if (response.ok) {
       // Not awaited: the slot takes the next attempt while this one is written with others.
       this.successes
@@ -147,14 +213,53 @@ export class Deliveries {
         .catch((error: unknown) => this.logger.error({ err: error, delivery_id: delivery.id }, 'a delivered attempt could not be recorded; it will be sent again'));
       return;
     }
-    failed(response.error ?? 'failed');
+    await this.recordFailure(delivery, response);
+  }
 
+  /** A routed attempt's outcome, written as its row; resolves once it is (the chunk's offsets wait for it). */
+  private async recordRouted(delivery: RoutedDelivery, response: ReceiverResponse): Promise<void> {
+    if (response.ok) {
+      await this.routedSuccesses.add({ ...attemptRow(delivery, new Date(this.clock().getTime() - response.durationMs)), responseStatus: response.responseStatus!, durationMs: response.durationMs });
+      return;
+    }
+    await this.recordFailure(delivery, response);
+  }
+
+  /**
+   * Routed sends still on the wire when the budget ran out: written
+   * `sending` under this process's lease, so their chunk can be committed;
+   * each outcome is then recorded against its row as a claimed attempt's
+   * is. A process that dies meanwhile leaves the lease to run out.
+   */
+  private async handOver(onTheWire: RoutedSend[]): Promise<void> {
+    if (onTheWire.length === 0) return;
+    const now = this.clock();
+    const ids = await this.deliveries.writeRouted(this.pool, onTheWire.map((entry) => attemptRow(entry.delivery, now)), this.options.leaseMs);
+    for (const { delivery, send } of onTheWire) {
+      const id = ids.get(`${delivery.endpoint_id}:${delivery.event_id}`);
+      // Written meanwhile by another process that read the same chunk: its outcome there is the one recorded.
+      if (id === undefined) continue;
+      send.result
+        .then((response) => this.record({ ...delivery, id }, response))
+        .catch((error: unknown) => this.logger.error({ err: error, delivery_id: id }, 'a delivery attempt could not be recorded'));
+    }
+  }
+
+  /**
+   * A failed attempt, in its own transaction: marked failed and its retry
+   * scheduled, or its endpoint disabled by the health rules. A routed
+   * attempt gets its row here first.
+   */
+  private async recordFailure(delivery: ClaimedDelivery | RoutedDelivery, response: ReceiverResponse): Promise<void> {
     const disabled = await inTransaction(this.pool, async (client) => {
       // The endpoint row before the delivery row (see lockForFailure): failures of one endpoint never deadlock.
       const locked = await this.endpoints.lockForFailure(client, delivery.endpoint_id);
       if (!locked) return null;
+      const id = 'id' in delivery ? delivery.id : (await this.deliveries.writeRouted(client, [attemptRow(delivery, new Date(this.clock().getTime() - response.durationMs))], this.options.leaseMs)).get(`${delivery.endpoint_id}:${delivery.event_id}`);
+      // Written meanwhile by another process that read the same chunk: its outcome there is the one recorded.
+      if (id === undefined) return null;
       // Cancelled (endpoint paused or deleted) while it was being sent: nothing more to record.
-      if (!(await this.deliveries.markFailed(client, delivery.id, response))) return null;
+      if (!(await this.deliveries.markFailed(client, id, response))) return null;
       // Paused or disabled while it was being sent: recorded, nothing more scheduled.
       if (!locked.enabled) return null;
       const endpoint = await this.endpoints.recordFailure(client, delivery.endpoint_id);
@@ -167,7 +272,7 @@ export class Deliveries {
       }
       // A replay's round gets the whole schedule anew, counted from its own first attempt.
       const next = nextAttemptAt(this.schedule, delivery.attempt - delivery.first_attempt + 1, this.clock());
-      if (next) await this.deliveries.scheduleRetry(client, delivery, next);
+      if (next) await this.deliveries.scheduleRetry(client, { ...delivery, id }, next);
       return null;
     });
     // Counted and told once the disable is committed: a rolled-back one never happened.
@@ -176,4 +281,30 @@ export class Deliveries {
       this.logger.warn({ organisation_id: disabled.organisationId, endpoint_id: delivery.endpoint_id, reason: disabled.reason }, 'webhook endpoint disabled');
     }
   }
+}
+
+/** What sending a routed attempt needs: the route as read at the store, and the event as it came. */
+function routedDelivery(route: RoutedAttempt, event: ReceivedEvent): RoutedDelivery {
+  return {
+    ...route,
+    event_type: event.type,
+    attempt: 1,
+    first_attempt: 1,
+    replay_id: null,
+    resend: false,
+    enabled: true,
+    payload: event.payload,
+    trace_context: event.traceContext,
+  };
+}
+
+function attemptRow(delivery: RoutedDelivery, sentAt: Date): RoutedAttemptRow {
+  return { endpoint_id: delivery.endpoint_id, event_id: delivery.event_id, event_type: delivery.event_type, sent_at: sentAt };
+}
+
+/** Resolves when every promise has settled or `ms` have passed, whichever comes first. */
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -163,4 +163,49 @@ describe('SenderPool', () => {
     expect(sent.sort()).toEqual([1, 2, 3, 4]);
     expect(pool.wake()).toBe(false);
   });
+
+  describe('handed sends (sendNow)', () => {
+    it('share the slots with the drain, go ahead of its claims, and never exceed the size together', async () => {
+      const { claim, limits } = source(20);
+      let inFlight = 0;
+      let most = 0;
+      const busy = async () => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight -= 1;
+      };
+      const pool = new SenderPool(4, claim, busy, () => undefined);
+      const handed = Array.from({ length: 6 }, (_, index) => pool.sendNow(async () => (await busy(), index)));
+      // Four took the slots; two wait, and the drain may claim nothing while they do.
+      expect(handed.map((send) => send.started)).toEqual([true, true, true, true, false, false]);
+      const drained = pool.drain();
+      expect(limits).toEqual([]);
+      expect(await Promise.all(handed.map((send) => send.result))).toEqual([0, 1, 2, 3, 4, 5]);
+      await drained;
+      expect(most).toBeLessThanOrEqual(4);
+      expect(limits.reduce((sum, limit) => sum + limit, 0)).toBeGreaterThanOrEqual(20);
+    });
+
+    it('can be withdrawn while waiting for a slot, never once started', async () => {
+      const held = gate();
+      const pool = new SenderPool(1, async () => [], async () => undefined, () => undefined);
+      const first = pool.sendNow(() => held.opened.then(() => 'first'));
+      let ran = false;
+      const second = pool.sendNow(async () => {
+        ran = true;
+        return 'second';
+      });
+      const third = pool.sendNow(async () => 'third');
+
+      expect(first.withdraw()).toBe(false);
+      expect(second.withdraw()).toBe(true);
+      held.open();
+      expect(await first.result).toBe('first');
+      // The slot went to the third, skipping the withdrawn one, which never runs.
+      expect(await third.result).toBe('third');
+      expect(ran).toBe(false);
+      expect(second.started).toBe(false);
+    });
+  });
 });

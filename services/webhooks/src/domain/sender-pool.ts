@@ -17,13 +17,31 @@
  * claim gives, not on a race over the sends in flight: a race adds a
  * reaction to each of them every time it waits, which at 64 slots made
  * about 63 promises per delivery (sender-pool.test.ts counts them).
+ *
+ * Work already in hand, which needs no claim (the attempts a consumer has
+ * just routed, D373), takes the same slots through `sendNow`: it waits for
+ * a slot ahead of any claim, and may be withdrawn while it waits.
  */
+
+/** A send given to `sendNow`. */
+export interface HandedSend<R> {
+  /** Settles when the send is over; never settles for a send withdrawn before it started. */
+  readonly result: Promise<R>;
+  /** Whether it has a slot and has begun. */
+  readonly started: boolean;
+  /** Takes the send back if it has not started (true), so it never will. */
+  withdraw(): boolean;
+}
 export class SenderPool<T> {
   /** Wake-ups so far: a claim that comes back short ends the drain only if none came while it was on its way. */
   private wakeUps = 0;
   /** The drain in progress's own reaction to a wake-up; unset between drains. */
   private woken: (() => void) | undefined;
   private changed: (() => void) | undefined;
+  /** Slots in use: the drain's sends and handed sends. */
+  private inUse = 0;
+  /** Handed sends waiting for a slot, first come first served. */
+  private readonly queued: Array<() => void> = [];
 
   constructor(
     private readonly size: number,
@@ -40,6 +58,53 @@ export class SenderPool<T> {
     this.wakeUps += 1;
     this.woken();
     return true;
+  }
+
+  /** Runs `send` in a slot as soon as one is free, ahead of any claim. */
+  sendNow<R>(send: () => Promise<R>): HandedSend<R> {
+    let started = false;
+    let withdrawn = false;
+    let begin!: () => void;
+    const result = new Promise<R>((resolve, reject) => {
+      begin = () => {
+        started = true;
+        send()
+          .then(resolve, reject)
+          .finally(() => this.release());
+      };
+    });
+    const start = () => {
+      if (!withdrawn) begin();
+    };
+    if (this.inUse < this.size && this.queued.length === 0) {
+      this.inUse += 1;
+      start();
+    } else {
+      this.queued.push(start);
+    }
+    return {
+      result,
+      get started() {
+        return started;
+      },
+      withdraw: () => {
+        if (started || withdrawn) return !started;
+        withdrawn = true;
+        this.queued.splice(this.queued.indexOf(start), 1);
+        return true;
+      },
+    };
+  }
+
+  /** A slot is free: the next handed send takes it, or the drain may claim for it. */
+  private release(): void {
+    const next = this.queued.shift();
+    if (next) {
+      next();
+      return;
+    }
+    this.inUse -= 1;
+    this.changed?.();
   }
 
   /**
@@ -59,10 +124,12 @@ export class SenderPool<T> {
 
     const startSend = (item: T) => {
       sending += 1;
+      this.inUse += 1;
       void this.send(item)
         .catch(this.onError)
         .finally(() => {
           sending -= 1;
+          this.release();
           notify();
         });
     };
@@ -93,7 +160,8 @@ export class SenderPool<T> {
     };
     try {
       for (;;) {
-        const free = this.size - sending - asked;
+        // Handed sends waiting are served first; a claim asks only for what is left.
+        const free = this.size - this.inUse - asked - this.queued.length;
         if (!failure && due && claims < this.claimsAtOnce && free >= refillAt) {
           startClaim(free);
           continue;

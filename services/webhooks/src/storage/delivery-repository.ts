@@ -90,6 +90,25 @@ export interface AttemptOutcome {
   failureReason: FailureReason | null;
 }
 
+/** Attempt 1 of an event for one endpoint, routed when the event was stored, with what sending it needs (no row yet, D373). */
+export interface RoutedAttempt {
+  endpoint_id: string;
+  event_id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** A routed attempt 1 as it is written: its event's type and when it was sent. */
+export type RoutedAttemptRow = Pick<RoutedAttempt, 'endpoint_id' | 'event_id'> & { event_type: string; sent_at: Date };
+
+/** A routed attempt 1 answered 2xx, to be recorded with others (`recordRoutedSuccesses`). */
+export interface RoutedSuccess extends RoutedAttemptRow {
+  responseStatus: number;
+  durationMs: number;
+}
+
 /** One 2xx answer, to be recorded with others (`recordSuccesses`). */
 export interface SucceededAttempt {
   id: string;
@@ -97,16 +116,42 @@ export interface SucceededAttempt {
   durationMs: number;
 }
 
+/**
+ * After a CTE `done` returning the endpoint of each success: each endpoint's
+ * failure run ends. Its row is written only when that changes something or a
+ * second has passed since its last success (the API shows seconds), so
+ * successes do not queue on its lock.
+ */
+const HEAL_ENDPOINTS = `UPDATE endpoints e SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), updated_at = now()
+         FROM (SELECT DISTINCT endpoint_id FROM done) healed
+        WHERE e.id = healed.endpoint_id
+          AND (e.consecutive_failures > 0 OR e.last_success_at IS NULL OR e.last_success_at < date_trunc('second', now()))`;
+
 export class DeliveryRepository {
   constructor(private readonly pool: Pool) {}
 
-  /** Stores the events not stored yet (a re-read message, or one twice in the batch, is skipped); returns the events it stored, each once. */
-  async storeEvents(client: PoolClient, events: ReceivedEvent[]): Promise<ReceivedEvent[]> {
-    const { rows } = await client.query<{ id: string }>({
-      name: 'webhooks.store-events',
-      text: `INSERT INTO events (id, organisation_id, type, livemode, payload, trace_context, created_at)
-       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::boolean[], $5::text[], $6::jsonb[], $7::timestamptz[])
-       ON CONFLICT (id) DO NOTHING RETURNING id`,
+  /**
+   * Stores the events not stored yet, and reads in the same statement where
+   * attempt 1 of each live event goes: every enabled live endpoint of its
+   * organisation subscribed to its type that has no attempt 1 of it yet, with
+   * its URL and secrets as they are now. An event read again (a consumer that
+   * died before its chunk's offsets were committed) is routed again to
+   * whatever it was not recorded for; one already stored and recorded routes
+   * nowhere. Routing is joined from the events as given, not read back from
+   * the events table (D363).
+   */
+  async storeAndRoute(events: ReceivedEvent[]): Promise<RoutedAttempt[]> {
+    const { rows } = await this.pool.query<RoutedAttempt>({
+      name: 'webhooks.store-and-route',
+      text: `WITH stored AS (
+         INSERT INTO events (id, organisation_id, type, livemode, payload, trace_context, created_at)
+         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::boolean[], $5::text[], $6::jsonb[], $7::timestamptz[])
+         ON CONFLICT (id) DO NOTHING)
+       SELECT e.id AS endpoint_id, ev.id AS event_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
+         FROM (SELECT DISTINCT ON (id) id, type, organisation_id FROM unnest($1::text[], $3::text[], $2::bigint[], $4::boolean[]) AS ev(id, type, organisation_id, livemode) WHERE livemode) ev
+         JOIN endpoints e ON e.organisation_id = ev.organisation_id AND e.mode = 'live' AND e.enabled
+                         AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
+        WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.event_id = ev.id AND d.attempt = 1 AND NOT d.manual)`,
       values: [
         events.map((e) => e.id),
         events.map((e) => e.organisationId),
@@ -117,33 +162,60 @@ export class DeliveryRepository {
         events.map((e) => e.createdAt),
       ],
     });
-    const stored = new Set(rows.map((row) => row.id));
-    // Set.delete is true once per id: an event twice in the batch is returned once.
-    return events.filter((event) => stored.delete(event.id));
+    return rows;
   }
 
   /**
-   * Attempt 1, due now, of each live event for every enabled live endpoint of
-   * its organisation subscribed to its type. The events come from the caller,
-   * which has just stored them: their routing is joined to the endpoints as
-   * given, not read back from the events table, whose statistics lag its
-   * growth (a plan chosen on them scanned every stored event of the
-   * organisation for each chunk, D363).
+   * Routed attempts written as rows: `scheduled` and due now for the claims
+   * (`leaseMs` null), or `sending` under this process's lease for a send
+   * already on the wire. One written meanwhile by another process (the same
+   * chunk read there too) is left as it is and not returned. Returns each
+   * written row's id by `endpoint_id:event_id`.
    */
-  async fanOut(client: PoolClient, events: Array<Pick<ReceivedEvent, 'id' | 'type' | 'organisationId' | 'livemode'>>): Promise<number> {
-    const live = events.filter((event) => event.livemode);
-    if (live.length === 0) return 0;
-    const { rowCount } = await client.query({
-      name: 'webhooks.fan-out-routed',
-      text: `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at)
-       SELECT e.id, ev.id, ev.type, 1, 'scheduled', now()
-         FROM unnest($1::text[], $2::text[], $3::bigint[]) AS ev(id, type, organisation_id)
-         JOIN endpoints e ON e.organisation_id = ev.organisation_id AND e.mode = 'live' AND e.enabled
-                         AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
-       ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING`,
-      values: [live.map((event) => event.id), live.map((event) => event.type), live.map((event) => event.organisationId)],
+  async writeRouted(client: Pool | PoolClient, attempts: RoutedAttemptRow[], leaseMs: number | null): Promise<Map<string, string>> {
+    const { rows } = await client.query<{ id: string; endpoint_id: string; event_id: string }>({
+      name: 'webhooks.write-routed',
+      text: `INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at, sent_at, lease_until)
+       SELECT a.endpoint_id, a.event_id, a.event_type, 1,
+              CASE WHEN $5::int IS NULL THEN 'scheduled' ELSE 'sending' END,
+              CASE WHEN $5::int IS NULL THEN now() ELSE a.sent_at END,
+              CASE WHEN $5::int IS NULL THEN NULL ELSE a.sent_at END,
+              now() + $5::int * interval '1 millisecond'
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[]) AS a(endpoint_id, event_id, event_type, sent_at)
+         JOIN endpoints e ON e.id = a.endpoint_id
+       ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING
+       RETURNING id, endpoint_id, event_id`,
+      values: [attempts.map((a) => a.endpoint_id), attempts.map((a) => a.event_id), attempts.map((a) => a.event_type), attempts.map((a) => a.sent_at), leaseMs],
     });
-    return rowCount ?? 0;
+    return new Map(rows.map((row) => [`${row.endpoint_id}:${row.event_id}`, row.id]));
+  }
+
+  /**
+   * Routed attempts answered 2xx, written once, already succeeded, in one
+   * statement however many, with each endpoint's failure run ended as
+   * `recordSuccesses` does. An attempt written meanwhile by another process,
+   * or whose endpoint was deleted, is left out.
+   */
+  async recordRoutedSuccesses(successes: RoutedSuccess[]): Promise<void> {
+    await this.pool.query({
+      name: 'webhooks.record-routed-successes',
+      text: `WITH done AS (
+         INSERT INTO deliveries (endpoint_id, event_id, event_type, attempt, status, due_at, sent_at, response_status, duration_ms)
+         SELECT s.endpoint_id, s.event_id, s.event_type, 1, 'succeeded', s.sent_at, s.sent_at, s.response_status, s.duration_ms
+           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::int[]) AS s(endpoint_id, event_id, event_type, sent_at, response_status, duration_ms)
+           JOIN endpoints e ON e.id = s.endpoint_id
+         ON CONFLICT (endpoint_id, event_id, attempt) WHERE NOT manual DO NOTHING
+         RETURNING endpoint_id)
+       ${HEAL_ENDPOINTS}`,
+      values: [
+        successes.map((s) => s.endpoint_id),
+        successes.map((s) => s.event_id),
+        successes.map((s) => s.event_type),
+        successes.map((s) => s.sent_at),
+        successes.map((s) => s.responseStatus),
+        successes.map((s) => s.durationMs),
+      ],
+    });
   }
 
   /**
@@ -203,10 +275,7 @@ export class DeliveryRepository {
            FROM unnest($1::bigint[], $2::int[], $3::int[]) AS s(id, response_status, duration_ms)
           WHERE d.id = s.id AND d.status = 'sending'
           RETURNING d.endpoint_id)
-       UPDATE endpoints e SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), updated_at = now()
-         FROM (SELECT DISTINCT endpoint_id FROM done) healed
-        WHERE e.id = healed.endpoint_id
-          AND (e.consecutive_failures > 0 OR e.last_success_at IS NULL OR e.last_success_at < date_trunc('second', now()))`,
+       ${HEAL_ENDPOINTS}`,
       values: [successes.map((s) => s.id), successes.map((s) => s.responseStatus), successes.map((s) => s.durationMs)],
     });
   }
