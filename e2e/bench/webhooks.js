@@ -375,7 +375,7 @@ async function main() {
     const direct = `signed POSTs straight to the receiver (undici, ${CONCURRENCY} at a time)`;
     const rows = [
       { name: `${direct}, rounds of one process`, ...one.direct, firstMs: undefined },
-      { name: `burst: ${EVENTS} events on Kafka → webhooks service (store, fan out, claim, sign, POST)`, ...one.burst, ratio: one.ratio, ratios: one.ratios },
+      { name: `burst: ${EVENTS} events on Kafka → webhooks service (store and route, sign, POST, record)`, ...one.burst, ratio: one.ratio, ratios: one.ratios },
       { name: `${direct}, rounds of two processes`, ...two.direct, firstMs: undefined },
       { name: `burst: the same through 2 webhooks processes`, ...two.burst, ratio: two.ratio, ratios: two.ratios },
       { name: `${direct}, rounds of the floor`, ...floor.direct, firstMs: undefined },
