@@ -6,12 +6,12 @@
  *    each event to every enabled live endpoint of its organisation
  *    subscribed to its type that has no attempt 1 of it yet (D373). The
  *    consumer sends those attempts itself, from the chunk in hand, in the
- *    sender pool's slots ahead of any claim, and writes each attempt once,
- *    with its outcome: successes together (group commit), a failure with
- *    its retry. A send still on the wire after `routedSendBudgetMs` is
- *    written `sending` under this process's lease and finishes as a claimed
- *    attempt does; one still waiting for a slot is withdrawn and written
- *    `scheduled` for the drain. Only then are the Kafka offsets committed,
+ *    sender pool's slots ahead of any claim. A success is written once,
+ *    already succeeded, with others (group commit). A failure, and a send
+ *    still on the wire after `routedSendBudgetMs`, is written `sending`
+ *    under this process's lease and finishes as a claimed attempt does;
+ *    one still waiting for a slot is withdrawn and written `scheduled` for
+ *    the drain. Only then are the Kafka offsets committed,
  *    so a process that dies in between reads the chunk again, finds the
  *    events stored and routes them again to whatever has no attempt row:
  *    sent again, at least once.
@@ -150,13 +150,14 @@ export class Deliveries {
       sends.map((entry) => entry.send.result),
       budgetMs,
     );
-    const answered = sends.filter((entry) => entry.response);
-    const onTheWire = sends.filter((entry) => !entry.response && entry.send.started);
+    const succeeded = sends.filter((entry) => entry.response?.ok);
+    // A failure and a send still on the wire get a leased row now, and their outcome is recorded against it afterwards.
+    const handedOver = sends.filter((entry) => (entry.response && !entry.response.ok) || (!entry.response && entry.send.started));
     // Withdrawn before they began: the claims send them.
     const waiting = sends.filter((entry) => !entry.response && !entry.send.started && entry.send.withdraw());
     const [, , scheduled] = await Promise.all([
-      Promise.all(answered.map((entry) => this.recordRouted(entry.delivery, entry.response!))),
-      this.handOver(onTheWire),
+      Promise.all(succeeded.map(({ delivery, response }) => this.recordRoutedSuccess(delivery, response!))),
+      this.handOver(handedOver),
       waiting.length === 0 ? 0 : this.deliveries.writeRouted(this.pool, waiting.map((entry) => attemptRow(entry.delivery, this.clock())), null).then((rows) => rows.size),
     ]);
     return scheduled;
@@ -216,50 +217,47 @@ export class Deliveries {
     await this.recordFailure(delivery, response);
   }
 
-  /** A routed attempt's outcome, written as its row; resolves once it is (the chunk's offsets wait for it). */
-  private async recordRouted(delivery: RoutedDelivery, response: ReceiverResponse): Promise<void> {
-    if (response.ok) {
-      await this.routedSuccesses.add({ ...attemptRow(delivery, new Date(this.clock().getTime() - response.durationMs)), responseStatus: response.responseStatus!, durationMs: response.durationMs });
-      return;
-    }
-    await this.recordFailure(delivery, response);
+  /** A routed attempt answered 2xx, written as its row with others; resolves once it is (the chunk's offsets wait for it). */
+  private async recordRoutedSuccess(delivery: RoutedDelivery, response: ReceiverResponse): Promise<void> {
+    const sentAt = new Date(this.clock().getTime() - response.durationMs);
+    await this.routedSuccesses.add({ ...attemptRow(delivery, sentAt), responseStatus: response.responseStatus!, durationMs: response.durationMs });
   }
 
   /**
-   * Routed sends still on the wire when the budget ran out: written
-   * `sending` under this process's lease, so their chunk can be committed;
-   * each outcome is then recorded against its row as a claimed attempt's
-   * is. A process that dies meanwhile leaves the lease to run out.
+   * Routed attempts that failed, or are still on the wire when the budget
+   * ran out: written `sending` under this process's lease in one
+   * statement, so their chunk can be committed without waiting for a
+   * failure's transaction. Each outcome is then recorded against its row as
+   * a claimed attempt's is, a failure in a slot of the pool (as a claimed
+   * one's is in its own), so recording failures never outgrows the pool. A
+   * process that dies meanwhile leaves the lease to run out.
    */
-  private async handOver(onTheWire: RoutedSend[]): Promise<void> {
-    if (onTheWire.length === 0) return;
+  private async handOver(sends: RoutedSend[]): Promise<void> {
+    if (sends.length === 0) return;
     const now = this.clock();
-    const ids = await this.deliveries.writeRouted(this.pool, onTheWire.map((entry) => attemptRow(entry.delivery, now)), this.options.leaseMs);
-    for (const { delivery, send } of onTheWire) {
+    const ids = await this.deliveries.writeRouted(this.pool, sends.map((entry) => attemptRow(entry.delivery, now)), this.options.leaseMs);
+    for (const { delivery, send } of sends) {
       const id = ids.get(`${delivery.endpoint_id}:${delivery.event_id}`);
       // Written meanwhile by another process that read the same chunk: its outcome there is the one recorded.
       if (id === undefined) continue;
+      const claimed: ClaimedDelivery = { ...delivery, id };
       send.result
-        .then((response) => this.record({ ...delivery, id }, response))
-        .catch((error: unknown) => this.logger.error({ err: error, delivery_id: id }, 'a delivery attempt could not be recorded'));
+        .then((response) => (response.ok ? this.record(claimed, response) : this.senders.sendNow(() => this.recordFailure(claimed, response)).result))
+        .catch((error: unknown) => this.logger.error({ err: error, delivery_id: id }, 'a delivery attempt could not be recorded; its lease will run out and it will be sent again'));
     }
   }
 
   /**
    * A failed attempt, in its own transaction: marked failed and its retry
-   * scheduled, or its endpoint disabled by the health rules. A routed
-   * attempt gets its row here first.
+   * scheduled, or its endpoint disabled by the health rules.
    */
-  private async recordFailure(delivery: ClaimedDelivery | RoutedDelivery, response: ReceiverResponse): Promise<void> {
+  private async recordFailure(delivery: ClaimedDelivery, response: ReceiverResponse): Promise<void> {
     const disabled = await inTransaction(this.pool, async (client) => {
       // The endpoint row before the delivery row (see lockForFailure): failures of one endpoint never deadlock.
       const locked = await this.endpoints.lockForFailure(client, delivery.endpoint_id);
       if (!locked) return null;
-      const id = 'id' in delivery ? delivery.id : (await this.deliveries.writeRouted(client, [attemptRow(delivery, new Date(this.clock().getTime() - response.durationMs))], this.options.leaseMs)).get(`${delivery.endpoint_id}:${delivery.event_id}`);
-      // Written meanwhile by another process that read the same chunk: its outcome there is the one recorded.
-      if (id === undefined) return null;
       // Cancelled (endpoint paused or deleted) while it was being sent: nothing more to record.
-      if (!(await this.deliveries.markFailed(client, id, response))) return null;
+      if (!(await this.deliveries.markFailed(client, delivery.id, response))) return null;
       // Paused or disabled while it was being sent: recorded, nothing more scheduled.
       if (!locked.enabled) return null;
       const endpoint = await this.endpoints.recordFailure(client, delivery.endpoint_id);
@@ -272,7 +270,7 @@ export class Deliveries {
       }
       // A replay's round gets the whole schedule anew, counted from its own first attempt.
       const next = nextAttemptAt(this.schedule, delivery.attempt - delivery.first_attempt + 1, this.clock());
-      if (next) await this.deliveries.scheduleRetry(client, { ...delivery, id }, next);
+      if (next) await this.deliveries.scheduleRetry(client, delivery, next);
       return null;
     });
     // Counted and told once the disable is committed: a rolled-back one never happened.
