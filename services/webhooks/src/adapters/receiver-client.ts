@@ -42,15 +42,19 @@ export class ReceiverClient {
     });
   }
 
+  /** POSTs `body`; `headers` must be this request's own object (the content type and user agent are added to it). */
   async post(url: string, headers: Record<string, string>, body: string): Promise<ReceiverResponse> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
       this.checkUrl(url);
+      // Added to the caller's object, made for this one request, rather than copied into a new one.
+      headers['content-type'] = 'application/json';
+      headers['user-agent'] = this.userAgent;
       const response = await request(url, {
         method: 'POST',
         dispatcher: this.agent,
-        headers: { ...headers, 'content-type': 'application/json', 'user-agent': this.userAgent },
+        headers,
         body,
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -220,7 +220,14 @@ export class Deliveries {
   /** A routed attempt answered 2xx, written as its row with others; resolves once it is (the chunk's offsets wait for it). */
   private async recordRoutedSuccess(delivery: RoutedDelivery, response: ReceiverResponse): Promise<void> {
     const sentAt = new Date(this.clock().getTime() - response.durationMs);
-    await this.routedSuccesses.add({ ...attemptRow(delivery, sentAt), responseStatus: response.responseStatus!, durationMs: response.durationMs });
+    await this.routedSuccesses.add({
+      endpoint_id: delivery.endpoint_id,
+      event_id: delivery.event_id,
+      event_type: delivery.event_type,
+      sent_at: sentAt,
+      responseStatus: response.responseStatus!,
+      durationMs: response.durationMs,
+    });
   }
 
   /**
@@ -281,10 +288,19 @@ export class Deliveries {
   }
 }
 
-/** What sending a routed attempt needs: the route as read at the store, and the event as it came. */
+/**
+ * What sending a routed attempt needs: the route as read at the store, and
+ * the event as it came. Fields named one by one: spreading a driver's row
+ * copies it key by key (2.5 % of the process in a burst).
+ */
 function routedDelivery(route: RoutedAttempt, event: ReceivedEvent): RoutedDelivery {
   return {
-    ...route,
+    endpoint_id: route.endpoint_id,
+    event_id: route.event_id,
+    url: route.url,
+    secret: route.secret,
+    previous_secret: route.previous_secret,
+    previous_secret_expires_at: route.previous_secret_expires_at,
     event_type: event.type,
     attempt: 1,
     first_attempt: 1,
