@@ -146,10 +146,7 @@ export class Deliveries {
       entry.send.result.then((response) => (entry.response = response)).catch(() => undefined);
       return entry;
     });
-    await settledWithin(
-      sends.map((entry) => entry.send.result),
-      budgetMs,
-    );
+    await settledWithin(sends.map((entry) => entry.send.result), budgetMs);
     const succeeded = sends.filter((entry) => entry.response?.ok);
     // A failure and a send still on the wire get a leased row now, and their outcome is recorded against it afterwards.
     const handedOver = sends.filter((entry) => (entry.response && !entry.response.ok) || (!entry.response && entry.send.started));
