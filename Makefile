@@ -162,7 +162,7 @@ bench-inventory: up ## holds/s through one inventory process vs two behind one c
 bench-shards: up ## holds/s against one Redis vs a 3-master Redis Cluster, through inventory and the script alone (docs/benchmarks.md)
 	node e2e/bench/inventory-shards.js
 
-bench-webhooks: up ## webhook deliveries from Kafka through the webhooks service vs signed POSTs sent directly (docs/benchmarks.md)
+bench-webhooks: up ## webhook deliveries from Kafka through the webhooks service, and the least a durable pipeline does, vs signed POSTs sent directly (docs/benchmarks.md)
 	node e2e/bench/webhooks.js
 
 bench-webhook-claims: up ## one claim of the webhooks' delivery queue with retries waiting, against the claim before D364 (docs/benchmarks.md)

@@ -1,10 +1,12 @@
 // make bench-webhooks: live webhook deliveries through the running stack
 // (events on the Kafka topic → the webhooks service's consumer stores each
-// once and fans it out → its senders claim, sign and POST) to a receiver on
-// loopback, against the same signed POSTs sent straight to that receiver
+// once, routes it and sends its first attempts → signed POSTs) to a receiver
+// on loopback, against the same signed POSTs sent straight to that receiver
 // with undici at the same concurrency, measured in the same run. The ratio
-// is what durability (PostgreSQL rows per event and attempt, Kafka, the
-// claim/lease cycle) costs against the HTTP work alone. Then a steady
+// is what durability (PostgreSQL rows per event and attempt, Kafka) and the
+// service's own work cost against the HTTP work alone; the durable floor
+// (webhook-floor.js) is measured the same way, as the bound of any durable
+// design on the same machine. Then a steady
 // rate (200 events a second for 30 s), as an on-sale's checkouts produce
 // them, with latency from each event's scheduled produce to its arrival.
 // Bounded in events and time; stops by itself.
