@@ -90,6 +90,8 @@ type RoutedDelivery = Omit<ClaimedDelivery, 'id'>;
 interface RoutedSend {
   readonly delivery: RoutedDelivery;
   readonly send: HandedSend<ReceiverResponse>;
+  /** When it took its slot and began. */
+  readonly sentAt: Date | undefined;
   response?: ReceiverResponse;
 }
 
@@ -139,13 +141,9 @@ export class Deliveries {
     const byId = new Map(events.map((event) => [event.id, event]));
     const deliveries = routes.map((route) => routedDelivery(route, byId.get(route.event_id)!));
     const budgetMs = this.options.routedSendBudgetMs ?? 0;
-    if (budgetMs === 0) return (await this.deliveries.writeRouted(this.pool, deliveries.map((delivery) => attemptRow(delivery, this.clock())), null)).size;
+    if (budgetMs === 0) return this.leaveToClaims(deliveries);
 
-    const sends: RoutedSend[] = deliveries.map((delivery) => {
-      const entry: RoutedSend = { delivery, send: this.senders.sendNow(() => this.post(delivery)) };
-      entry.send.result.then((response) => (entry.response = response)).catch(() => undefined);
-      return entry;
-    });
+    const sends = deliveries.map((delivery) => this.sendRouted(delivery));
     await settledWithin(sends.map((entry) => entry.send.result), budgetMs);
     const succeeded = sends.filter((entry) => entry.response?.ok);
     // A failure and a send still on the wire get a leased row now, and their outcome is recorded against it afterwards.
@@ -153,11 +151,37 @@ export class Deliveries {
     // Withdrawn before they began: the claims send them.
     const waiting = sends.filter((entry) => !entry.response && !entry.send.started && entry.send.withdraw());
     const [, , scheduled] = await Promise.all([
-      Promise.all(succeeded.map(({ delivery, response }) => this.recordRoutedSuccess(delivery, response!))),
+      Promise.all(succeeded.map((entry) => this.recordRoutedSuccess(entry))),
       this.handOver(handedOver),
-      waiting.length === 0 ? 0 : this.deliveries.writeRouted(this.pool, waiting.map((entry) => attemptRow(entry.delivery, this.clock())), null).then((rows) => rows.size),
+      this.leaveToClaims(waiting.map((entry) => entry.delivery)),
     ]);
     return scheduled;
+  }
+
+  /** Hands one routed attempt to the pool; the entry notes when it began and its answer once it comes. */
+  private sendRouted(delivery: RoutedDelivery): RoutedSend {
+    const began: { sentAt?: Date } = {};
+    // The pool may begin it at once, before this returns: what it notes goes on `began`, read through the entry.
+    const send = this.senders.sendNow(() => {
+      began.sentAt = this.clock();
+      return this.post(delivery);
+    });
+    const entry: RoutedSend = {
+      delivery,
+      send,
+      get sentAt() {
+        return began.sentAt;
+      },
+    };
+    send.result.then((response) => (entry.response = response)).catch(() => undefined);
+    return entry;
+  }
+
+  /** Routed attempts written `scheduled` and due now, for the drain's claims to send; returns how many. */
+  private async leaveToClaims(deliveries: RoutedDelivery[]): Promise<number> {
+    if (deliveries.length === 0) return 0;
+    const now = this.clock();
+    return (await this.deliveries.writeRouted(this.pool, deliveries.map((delivery) => attemptRow(delivery, now)), null)).size;
   }
 
   /**
@@ -215,15 +239,14 @@ export class Deliveries {
   }
 
   /** A routed attempt answered 2xx, written as its row with others; resolves once it is (the chunk's offsets wait for it). */
-  private async recordRoutedSuccess(delivery: RoutedDelivery, response: ReceiverResponse): Promise<void> {
-    const sentAt = new Date(this.clock().getTime() - response.durationMs);
+  private async recordRoutedSuccess({ delivery, sentAt, response }: RoutedSend): Promise<void> {
     await this.routedSuccesses.add({
       endpoint_id: delivery.endpoint_id,
       event_id: delivery.event_id,
       event_type: delivery.event_type,
-      sent_at: sentAt,
-      responseStatus: response.responseStatus!,
-      durationMs: response.durationMs,
+      sent_at: sentAt!,
+      responseStatus: response!.responseStatus!,
+      durationMs: response!.durationMs,
     });
   }
 
@@ -238,8 +261,7 @@ export class Deliveries {
    */
   private async handOver(sends: RoutedSend[]): Promise<void> {
     if (sends.length === 0) return;
-    const now = this.clock();
-    const ids = await this.deliveries.writeRouted(this.pool, sends.map((entry) => attemptRow(entry.delivery, now)), this.options.leaseMs);
+    const ids = await this.deliveries.writeRouted(this.pool, sends.map((entry) => attemptRow(entry.delivery, entry.sentAt!)), this.options.leaseMs);
     for (const { delivery, send } of sends) {
       const id = ids.get(`${delivery.endpoint_id}:${delivery.event_id}`);
       // Written meanwhile by another process that read the same chunk: its outcome there is the one recorded.

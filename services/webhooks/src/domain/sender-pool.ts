@@ -76,7 +76,7 @@ export class SenderPool<T> {
     const start = () => {
       if (!withdrawn) begin();
     };
-    if (this.inUse < this.size && this.queued.length === 0) {
+    if (this.inUse < this.size) {
       this.inUse += 1;
       start();
     } else {
@@ -96,7 +96,11 @@ export class SenderPool<T> {
     };
   }
 
-  /** A slot is free: the next handed send takes it, or the drain may claim for it. */
+  /**
+   * A slot is free: the next handed send takes it as it is (the count stays),
+   * or it is counted free for the drain to claim. So handed sends wait only
+   * while every slot is in use.
+   */
   private release(): void {
     const next = this.queued.shift();
     if (next) {
@@ -160,8 +164,8 @@ export class SenderPool<T> {
     };
     try {
       for (;;) {
-        // Handed sends waiting are served first; a claim asks only for what is left.
-        const free = this.size - this.inUse - asked - this.queued.length;
+        // A freed slot passes straight to a handed send waiting for one (release): while any waits, none is free to claim for.
+        const free = this.size - this.inUse - asked;
         if (!failure && due && claims < this.claimsAtOnce && free >= refillAt) {
           startClaim(free);
           continue;
