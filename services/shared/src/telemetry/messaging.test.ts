@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { node } from '@opentelemetry/sdk-node';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { currentTraceCarrier, headerText, inStoredContext, withProcessSpans, withSendSpans } from './messaging';
@@ -68,5 +68,33 @@ describe('process spans and stored contexts', () => {
     expect([send, processed, deliver].map((span) => span!.spanContext().traceId)).toEqual([origin.traceId, origin.traceId, origin.traceId]);
     expect(activeInside).toBe(deliver!.spanContext().spanId);
     expect(deliver!.status).toMatchObject({ code: 2, message: 'answered 500' });
+  });
+
+  it('start a new trace for work stored without a context while a tracer records', async () => {
+    const activeInside = await inStoredContext({}, 'deliver order.completed', {}, async () => trace.getActiveSpan()?.spanContext().spanId);
+    const [deliver] = finished('deliver order.completed');
+    expect(deliver!.parentSpanContext).toBeUndefined();
+    expect(activeInside).toBe(deliver!.spanContext().spanId);
+  });
+
+  describe('with no tracer recording (no collector)', () => {
+    beforeEach(() => trace.disable());
+    afterEach(() => trace.setGlobalTracerProvider(provider));
+
+    it('still carry a stored trace into the work, for its logs and calls', async () => {
+      const origin = requestCarrier();
+      const inside = await inStoredContext(origin.carrier, 'deliver order.completed', {}, async () => trace.getActiveSpan()?.spanContext().traceId);
+      expect(inside).toBe(origin.traceId);
+    });
+
+    it('run work stored without a trace as it is, in the root context, its failure a no-op', async () => {
+      const inside = await inStoredContext({}, 'deliver order.completed', {}, async (outcome) => {
+        outcome.failed('answered 500');
+        return { active: context.active(), span: trace.getActiveSpan() };
+      });
+      expect(inside.active).toBe(ROOT_CONTEXT);
+      expect(inside.span).toBeUndefined();
+      expect(exporter.getFinishedSpans()).toHaveLength(0);
+    });
   });
 });

@@ -12,7 +12,7 @@
  * Without a collector nothing is sampled: the spans are not recorded, but
  * the trace id still travels, so logs on both sides share it.
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { IHeaders } from 'kafkajs';
 
 /** A trace context written out as W3C headers (`traceparent`, `tracestate`), as stored in a row or sent in a message. */
@@ -95,6 +95,9 @@ export interface SpanOutcome {
   failed(message: string): void;
 }
 
+/** The outcome of work with no span to mark. */
+const UNTRACED_OUTCOME: SpanOutcome = { failed: () => undefined };
+
 /**
  * Runs `work` in a span that continues a stored context (null: a new
  * trace), with the span active so what `work` calls (an HTTP request, a
@@ -103,6 +106,10 @@ export interface SpanOutcome {
 export async function inStoredContext<T>(carrier: TraceCarrier | null | undefined, name: string, attributes: Attributes, work: (span: SpanOutcome) => Promise<T>): Promise<T> {
   const parent = propagation.extract(ROOT_CONTEXT, carrier ?? {});
   const span = tracer().startSpan(name, { attributes }, parent);
+  // No trace to carry (none stored, none recorded here) and no other context to leave: making the
+  // span's context active would change nothing a callee can see, so the work runs as it is (as D349
+  // does for incoming requests). This is every delivery of an event whose request sent no trace.
+  if (!isSpanContextValid(span.spanContext()) && context.active() === ROOT_CONTEXT) return work(UNTRACED_OUTCOME);
   const outcome: SpanOutcome = { failed: (message) => span.setStatus({ code: SpanStatusCode.ERROR, message }) };
   try {
     return await context.with(trace.setSpan(parent, span), () => work(outcome));

@@ -10,6 +10,7 @@
 import { Agent, request } from 'undici';
 import { failureReasonForError, failureReasonForStatus, type FailureReason } from '../domain/failure-reasons';
 import { ReceiverRefused, type ReceiverPolicy } from '../domain/receiver-policy';
+import { RequestDeadlines } from './request-deadlines';
 
 export interface ReceiverResponse {
   readonly ok: boolean;
@@ -28,6 +29,7 @@ const CHECKED_URLS_MAX = 10_000;
 export class ReceiverClient {
   private readonly agent: Agent;
   private readonly checkedUrls = new Set<string>();
+  private readonly deadlines: RequestDeadlines;
 
   constructor(
     private readonly policy: ReceiverPolicy,
@@ -40,6 +42,7 @@ export class ReceiverClient {
       bodyTimeout: timeoutMs,
       keepAliveTimeout: 4_000,
     });
+    this.deadlines = new RequestDeadlines(timeoutMs);
   }
 
   /** POSTs `body`; `headers` must be this request's own object (the content type and user agent are added to it). */
@@ -56,7 +59,7 @@ export class ReceiverClient {
         dispatcher: this.agent,
         headers,
         body,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: this.deadlines.next(),
       });
       await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
       const ok = response.statusCode >= 200 && response.statusCode < 300;

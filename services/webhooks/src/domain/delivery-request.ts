@@ -22,11 +22,12 @@ export function signingSecrets(keys: SigningKeys, now: Date): string[] {
 
 export function deliveryHeaders(event: { id: string; type: string }, attempt: number, body: string, secrets: readonly string[], now: Date): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
-  return {
+  const headers: Record<string, string> = {
     'Service-Event-Id': event.id,
     'Service-Event-Type': event.type,
     'Service-Delivery-Attempt': String(attempt),
     'Service-Signature': signatureHeader(secrets, body, timestamp),
-    ...standardWebhookHeaders(event.id, timestamp, body, secrets),
   };
+  // Into the same object: spreading a second one copied it for every attempt.
+  return standardWebhookHeaders(event.id, timestamp, body, secrets, headers);
 }

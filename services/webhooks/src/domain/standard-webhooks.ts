@@ -30,10 +30,10 @@ export function standardSignature(secret: string, id: string, timestamp: number,
   return `v1,${createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;
 }
 
-export function standardWebhookHeaders(id: string, timestamp: number, body: string | Buffer, secrets: readonly string[]): Record<string, string> {
-  return {
-    'webhook-id': id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': secrets.map((secret) => standardSignature(secret, id, timestamp, body)).join(' '),
-  };
+/** The three headers, added to `headers` when given (a request's own object) rather than to a new one. */
+export function standardWebhookHeaders(id: string, timestamp: number, body: string | Buffer, secrets: readonly string[], headers: Record<string, string> = {}): Record<string, string> {
+  headers['webhook-id'] = id;
+  headers['webhook-timestamp'] = String(timestamp);
+  headers['webhook-signature'] = secrets.map((secret) => standardSignature(secret, id, timestamp, body)).join(' ');
+  return headers;
 }
