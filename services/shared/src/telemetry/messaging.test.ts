@@ -87,6 +87,13 @@ describe('process spans and stored contexts', () => {
       expect(inside).toBe(origin.traceId);
     });
 
+    it("hand on a message's trace, and nothing for a message that carries none", async () => {
+      const origin = requestCarrier();
+      const carriers = await withProcessSpans('topic', [{ carrier: origin.carrier }, { carrier: {} }], async (kept) => kept);
+      expect(carriers[0]!.traceparent).toContain(origin.traceId);
+      expect(carriers[1]).toEqual({});
+    });
+
     it('run work stored without a trace as it is, in the root context, its failure a no-op', async () => {
       const inside = await inStoredContext({}, 'deliver order.completed', {}, async (outcome) => {
         outcome.failed('answered 500');

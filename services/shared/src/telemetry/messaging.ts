@@ -29,6 +29,8 @@ export function currentTraceCarrier(): TraceCarrier {
 
 function carrierOf(span: Span): TraceCarrier {
   const carrier: TraceCarrier = {};
+  // A span of no trace (nothing recording, no parent) writes no header: skip the context and propagators per message.
+  if (!isSpanContextValid(span.spanContext())) return carrier;
   propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
   return carrier;
 }
