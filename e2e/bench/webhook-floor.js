@@ -1,7 +1,7 @@
 // The least a durable webhooks pipeline has to do, run by make bench-webhooks
 // beside the service (a child process, as the service is a process of its
 // own): the same events on Kafka, each stored before it is sent and each
-// attempt recorded with its outcome, and nothing else. Per chunk of up to 100
+// attempt recorded with its outcome, and nothing else. Per chunk of up to 250
 // messages (every partition at once, as the service consumes):
 //   1. one statement stores the events and reads, in the same statement, the
 //      enabled endpoints subscribed to them (a send must see the endpoint as
@@ -23,7 +23,8 @@ const { Pool } = require('pg');
 const { Agent, request } = require('undici');
 
 const CONCURRENCY = Number(process.env.FLOOR_CONCURRENCY ?? 64);
-const CHUNK = 100;
+// As the service consumes (D376).
+const CHUNK = 250;
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, options: `-c search_path=${process.env.FLOOR_SCHEMA}`, max: 8 });
 const agent = new Agent({ connections: CONCURRENCY });
 

@@ -382,7 +382,7 @@ async function main() {
       { name: `burst: the same through 2 webhooks processes`, ...two.burst, ratio: two.ratio, ratios: two.ratios },
       { name: `${direct}, rounds of the floor`, ...floor.direct, firstMs: undefined },
       {
-        name: 'floor: the same events through the least a durable pipeline does (per chunk of 100: store and route in one statement, sign and POST, record the attempts in one statement)',
+        name: 'floor: the same events through the least a durable pipeline does (per chunk of 250: store and route in one statement, sign and POST, record the attempts in one statement)',
         ...floor.burst,
         ratio: floor.ratio,
         ratios: floor.ratios,
