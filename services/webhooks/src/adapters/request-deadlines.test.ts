@@ -18,8 +18,9 @@ describe('request deadlines', () => {
     const began = performance.now();
     const signal = deadlines.next();
     const aborted = await new Promise<number>((resolve) => signal.addEventListener('abort', () => resolve(performance.now() - began)));
-    // The window's last request may begin up to 20 ms after the first: it still gets its 60.
-    expect(aborted).toBeGreaterThanOrEqual(79);
+    // The window's last request may begin up to 20 ms after the first: it still gets its 60. (Timers count
+    // from the event loop's cached time, which may lag a few ms behind `began`: 70 still shows the 20 added.)
+    expect(aborted).toBeGreaterThanOrEqual(70);
     expect((signal.reason as Error).name).toBe('TimeoutError');
   });
 });
