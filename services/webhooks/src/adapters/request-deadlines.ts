@@ -9,7 +9,7 @@
  */
 import { setMaxListeners } from 'node:events';
 
-export const DEADLINE_WINDOW_MS = 10;
+const DEADLINE_WINDOW_MS = 10;
 
 export class RequestDeadlines {
   private signal: AbortSignal | undefined;
