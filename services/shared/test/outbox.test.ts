@@ -104,6 +104,42 @@ describe('the transactional outbox', () => {
     }
   }, 60_000);
 
+  it('fails a batch only once every partition send of it has settled, and only then lets its producer go', async () => {
+    // One partition's send is refused at once; the others are held back a moment, as a send retrying a dead leader is.
+    for (let i = 0; i < 12; i += 1) await changeWithEvent(`settled-${i}`);
+    const settled: string[] = [];
+    const relay = new OutboxRelay({
+      pool,
+      topic,
+      logger,
+      partitions: 3,
+      connectProducer: async () => {
+        const producer = await connectIdempotentProducer(kafka);
+        let sends = 0;
+        return Object.assign(Object.create(producer) as Producer, {
+          send: async (record: Parameters<Producer['send']>[0]) => {
+            if ((sends += 1) === 1) throw new Error('refused: a leader went away');
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            const result = await producer.send(record);
+            settled.push('send');
+            return result;
+          },
+          disconnect: async () => {
+            settled.push('disconnect');
+            await producer.disconnect();
+          },
+        });
+      },
+    });
+    try {
+      await expect(relay.publishBatch()).rejects.toThrow('refused');
+      // Both held-back sends finished before the batch failed, and the producer was kept until they had.
+      expect(settled).toEqual(['send', 'send', 'disconnect']);
+    } finally {
+      await relay.stop();
+    }
+  }, 60_000);
+
   it('loses nothing when the relay is killed (SIGKILL) mid-stream and restarted', async () => {
     const ids = new Set<string>();
     for (let i = 0; i < 400; i += 1) ids.add(await changeWithEvent(`bulk-${i}`));

@@ -125,7 +125,10 @@ export class OutboxRelay {
    * leaders can lose messages in kafkajs: when one leader fails and its
    * partitions move to a leader that already answered, the retry skips
    * that broker and the send resolves without them (seen in
-   * broker-kill.cluster.test.ts).
+   * broker-kill.cluster.test.ts). The batch fails only once every send has
+   * settled: the producer is then discarded with nothing of it in flight,
+   * where a send still retrying inside kafkajs would outlive the disconnect
+   * and reconnect to the broker when it came back.
    */
   private async publish(producer: Producer, topic: string, messages: Array<Message & { key: string }>): Promise<void> {
     const count = this.options.partitions;
@@ -138,7 +141,9 @@ export class OutboxRelay {
       const partition = partitionOf(topic, message.key, count);
       byPartition.set(partition, [...(byPartition.get(partition) ?? []), { ...message, partition }]);
     }
-    await Promise.all([...byPartition.values()].map((group) => producer.send({ topic, acks: -1, messages: group })));
+    const sends = await Promise.allSettled([...byPartition.values()].map((group) => producer.send({ topic, acks: -1, messages: group })));
+    const failed = sends.find((send): send is PromiseRejectedResult => send.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   start(): void {
