@@ -101,8 +101,9 @@ test-contract: up $(VENV)/.stamp ## schemathesis over every operation (fixed see
 # A 3-master Redis Cluster of its own (ports 17001-17003, buses +10000), apart
 # from the single Redis the other suites use; the Redis-touching integration
 # suites run against it (the Redis-loss suite brings one shard back "stale"
-# and checks only that shard's events close), and the shard-kill suite
-# SIGKILLs one shard in the middle of a burst of holds.
+# and checks only that shard's events close), the shard-kill suite
+# SIGKILLs one shard in the middle of a burst of holds, and the optional-client
+# suite SIGKILLs every node and starts them again.
 REDIS_CLUSTER_URL := redis+cluster://127.0.0.1:17001,127.0.0.1:17002,127.0.0.1:17003
 test-redis-cluster: migrate ## the Redis-touching integration suites against a 3-master Redis Cluster (stops the local stack)
 	@mkdir -p $(DATA)/test-results
@@ -116,7 +117,8 @@ test-redis-cluster: migrate ## the Redis-touching integration suites against a 3
 	  services/inventory/test/redis-loss.test.ts services/inventory/test/hold-book.test.ts \
 	  services/inventory/test/comp-stock.test.ts services/gateway/test/idempotency.test.ts services/gateway/test/key-admission.test.ts \
 	  services/shared/test/address-limit-counts.test.ts \
-	  services/inventory/test/shard-kill.redis-cluster.test.ts services/shared/test/redis-close.redis-cluster.test.ts --selectProjects integration redis-cluster || status=$$?; \
+	  services/inventory/test/shard-kill.redis-cluster.test.ts services/shared/test/redis-close.redis-cluster.test.ts \
+	  services/shared/test/redis-optional.redis-cluster.test.ts --selectProjects integration redis-cluster || status=$$?; \
 	REDIS_CLUSTER=3 deploy/local/infra.sh stop redis; exit $$status
 
 # The whole e2e suite again, on a stack of its own (fresh database and

@@ -22,7 +22,7 @@ module.exports = async function armExitWatchdog() {
   globalThis.jestExitWatchdog = setTimeout(() => {
     const open = process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap');
     // Node's own list of handles is undocumented; it only adds detail here, so its absence costs nothing.
-    const detail = (process._getActiveHandles?.() ?? []).filter((handle) => !handle.isTTY && handle !== globalThis.jestExitWatchdog).map(describeHandle);
+    const detail = (process._getActiveHandles?.() ?? []).filter((handle) => !handle.isTTY).map(describeHandle);
     process.stderr.write(`\nJest was still held open ${GRACE_MS / 1000} s after its tests ended, by: ${open.join(', ')}\n${detail.map((line) => `  ${line}\n`).join('')}`);
     process.exit(1);
   }, GRACE_MS);
