@@ -14,6 +14,7 @@ import {
   GRPC_CHANNEL_OPTIONS,
   randomBase62,
   type RequestContext,
+  ServiceUnanswered,
   type ServiceRuntime,
 } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
@@ -85,6 +86,9 @@ async function servingStatus(health: ReturnType<typeof createHealthClient>, serv
   }
 }
 
+/** What a failed call says, with grpc-js's own account when the answer never came. */
+const failure = (reason: unknown) => (reason instanceof ServiceUnanswered ? `${String(reason)} (gRPC ${reason.grpcCode}: ${reason.grpcDetails})` : String(reason));
+
 const count = (peers: string[], port: number) => peers.filter((peer) => peer.endsWith(`:${port}`)).length;
 
 describe('two inventory servers behind one client target', () => {
@@ -129,7 +133,7 @@ describe('two inventory servers behind one client target', () => {
       const load = (async () => {
         while (stopping) {
           const batch = await Promise.allSettled(Array.from({ length: 10 }, () => hold(slug, typeId)));
-          for (const result of batch) outcomes.push(result.status === 'fulfilled' ? 'held' : `failed: ${String(result.reason)}`);
+          for (const result of batch) outcomes.push(result.status === 'fulfilled' ? 'held' : `failed: ${failure(result.reason)}`);
         }
       })();
       await new Promise((resolve) => setTimeout(resolve, 300));

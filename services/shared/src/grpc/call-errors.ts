@@ -2,7 +2,7 @@
  * How a call that failed comes back to its caller: the ApiError the service
  * raised, or ServiceUnanswered when the service's answer never arrived.
  */
-import type * as grpc from '@grpc/grpc-js';
+import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { fromBinary } from '@bufbuild/protobuf';
 import { ApiErrorSchema, type ApiError as ApiErrorMessage } from '../gen/partnerapi/common/v1/common_pb';
 import { ApiError, isApiErrorCode } from '../errors';
@@ -19,10 +19,31 @@ export const HTTP_STATUS_METADATA_KEY = 'partner-api-http-status';
  * (a checkout answers `hold_failed`); anyone else sees `internal_error`.
  */
 export class ServiceUnanswered extends ApiError {
-  constructor(readonly grpcCode: grpc.status) {
+  constructor(
+    readonly grpcCode: GrpcStatus,
+    /** grpc-js's account of what happened to the call (kept for logs; never shown to partners). */
+    readonly grpcDetails = '',
+  ) {
     super('internal_error', 'An internal error occurred.');
   }
+
+  /**
+   * The server refused the call's stream before any handler saw it (a
+   * connection it had begun to close: a drain, or a connection past its
+   * maximum age), and grpc-js's one transparent retry was refused too.
+   * The call did not happen, so sending it again is safe for any method.
+   */
+  get refused(): boolean {
+    return this.grpcCode === GrpcStatus.UNAVAILABLE && this.grpcDetails === REFUSED_STREAM_DETAILS;
+  }
 }
+
+/**
+ * The details grpc-js gives a call whose HTTP/2 stream the server refused
+ * (RST_STREAM REFUSED_STREAM, `subchannel-call.ts`): the one sign, at the
+ * caller, that the call never reached the application.
+ */
+export const REFUSED_STREAM_DETAILS = 'Stream refused by server';
 
 /** The ApiError a service sent as a message (alone in trailing metadata, or in a batch's outcome). */
 export function apiErrorFromMessage(detail: ApiErrorMessage, httpStatus: number | undefined): ApiError | undefined {
@@ -30,12 +51,12 @@ export function apiErrorFromMessage(detail: ApiErrorMessage, httpStatus: number 
 }
 
 /** Rebuilds the service's ApiError from a failed call. */
-export function apiErrorFromGrpc(error: grpc.ServiceError): ApiError {
+export function apiErrorFromGrpc(error: ServiceError): ApiError {
   const raw = error.metadata?.get(API_ERROR_METADATA_KEY)[0];
   if (raw instanceof Buffer) {
     const override = error.metadata.get(HTTP_STATUS_METADATA_KEY)[0];
     const apiError = apiErrorFromMessage(fromBinary(ApiErrorSchema, raw), typeof override === 'string' ? Number(override) : undefined);
     if (apiError) return apiError;
   }
-  return new ServiceUnanswered(error.code);
+  return new ServiceUnanswered(error.code, error.details);
 }

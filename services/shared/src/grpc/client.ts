@@ -139,7 +139,13 @@ export function createServiceClient<M extends GenServiceMethods>(
         return sendWhenReady(request, ctx, deadline);
       }
     };
-    const call = sideEffectFree(method) ? sendRead : sendWhenReady;
+    // Refused before any handler saw it (D378): the call did not happen, so any method may be sent once more.
+    const sendWrite = (request: unknown, ctx: RequestContext, deadline: Date): Promise<unknown> =>
+      sendWhenReady(request, ctx, deadline).catch((error: unknown) => {
+        if (!(error instanceof ServiceUnanswered && error.refused) || Date.now() >= deadline.getTime()) throw error;
+        return sendWhenReady(request, ctx, deadline);
+      });
+    const call = sideEffectFree(method) ? sendRead : sendWrite;
     methods[method.localName] = (request: unknown, ctx: RequestContext, callOptions?: { deadlineMs?: number }) =>
       call(request, ctx, new Date(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS)));
   }

@@ -4,11 +4,13 @@
  * instead of backing off towards grpc-js's two minutes.
  */
 import { fork } from 'node:child_process';
+import http2 from 'node:http2';
 import net from 'node:net';
 import path from 'node:path';
 import type { GenService } from '@bufbuild/protobuf/codegenv2';
 import pino from 'pino';
 import { InventoryService } from '../gen/partnerapi/inventory/v1/inventory_pb';
+import { ServiceUnanswered } from './call-errors';
 import { createServiceClient } from './client';
 import { addService, startGrpcServer } from './server';
 
@@ -191,5 +193,85 @@ describe('a call in flight when its backend is killed (D372)', () => {
     const { outcome, secondCalls } = await killUnder((client) => client.holdStock({ holdId: 'h', eventIdOrSlug: 'e', lines: [] }, ctx, { deadlineMs: 5_000 }));
     expect(outcome).toEqual({ failed: 'internal_error' });
     expect(secondCalls).toEqual([]);
+  }, 30_000);
+});
+
+/**
+ * An HTTP/2 front for a real gRPC server that refuses the first `refusals`
+ * streams it gets (RST_STREAM REFUSED_STREAM, what a server does to a stream
+ * that reaches a connection it has begun to close) and passes every later
+ * one through, headers, body and trailers.
+ */
+async function refusingFront(backendPort: number, refusals: number) {
+  const backend = http2.connect(`http://127.0.0.1:${backendPort}`);
+  let refused = 0;
+  const front = http2.createServer();
+  front.on('stream', (stream, headers) => {
+    if (refused < refusals) {
+      refused += 1;
+      stream.on('error', () => undefined); // the refusal itself, reported on our side of the stream too
+      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      return;
+    }
+    const upstream = backend.request(headers);
+    let trailers: http2.IncomingHttpHeaders = {};
+    upstream.on('response', (responseHeaders) => stream.respond(responseHeaders, { waitForTrailers: true }));
+    upstream.on('trailers', (received) => (trailers = received));
+    stream.on('wantTrailers', () => stream.sendTrailers(trailers));
+    stream.pipe(upstream);
+    upstream.pipe(stream);
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (front.address() as net.AddressInfo).port,
+    refused: () => refused,
+    close: () => {
+      backend.close();
+      front.close();
+    },
+  };
+}
+
+describe('a call whose stream the server refused (D378)', () => {
+  async function throughFront(refusals: number) {
+    const calls: string[] = [];
+    const server = await startGrpcServer(
+      (grpcServer) =>
+        addService(
+          grpcServer,
+          InventoryService,
+          {
+            holdStock: async () => {
+              calls.push('holdStock');
+              return { eventId: 7n, eventUrl: 'held', lines: [] };
+            },
+          },
+          pino({ level: 'silent' }),
+        ),
+      '127.0.0.1',
+      0,
+    );
+    const front = await refusingFront(server.port, refusals);
+    const client = createServiceClient(InventoryService, `127.0.0.1:${front.port}`);
+    try {
+      const outcome = await client.holdStock({ holdId: 'h', eventIdOrSlug: 'e', lines: [] }, ctx, { deadlineMs: 5_000 }).then(
+        (value) => ({ answered: value.eventUrl }),
+        (error: unknown) => ({ failed: error instanceof ServiceUnanswered ? { code: error.code, refused: error.refused } : String(error) }),
+      );
+      return { outcome, calls, refused: front.refused() };
+    } finally {
+      client.close();
+      front.close();
+      server.server.forceShutdown();
+    }
+  }
+
+  it('sends a call with side effects again when both of grpc-js’s attempts were refused, and the service runs it once', async () => {
+    // grpc-js retries a refused stream once by itself; the second refusal is ours to handle.
+    expect(await throughFront(2)).toEqual({ outcome: { answered: 'held' }, calls: ['holdStock'], refused: 2 });
+  }, 30_000);
+
+  it('sends it once more only: a server that refuses every stream fails the call as refused, and never ran it', async () => {
+    expect(await throughFront(100)).toEqual({ outcome: { failed: { code: 'internal_error', refused: true } }, calls: [], refused: 4 });
   }, 30_000);
 });
