@@ -45,6 +45,13 @@ export const webhooksEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.webhooks, ops
    * every attempt 1 is written `scheduled` for the senders' claims.
    */
   WEBHOOK_ROUTED_SEND_BUDGET_MS: z.coerce.number().int().min(0).max(5_000).default(250),
+  /**
+   * Events of a partition the consumer stores, routes and sends as one
+   * chunk (D376): one statement, one wait for its sends and one offset
+   * commit each. Larger chunks spread those over more deliveries; a chunk
+   * is held in memory with its events (a few hundred kilobytes at 250).
+   */
+  WEBHOOK_EVENTS_PER_CHUNK: z.coerce.number().int().positive().max(1_000).default(250),
   /** A receiver must answer within this (the spec: 10 seconds). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**

@@ -21,13 +21,6 @@ import { EndpointRepository } from './storage/endpoint-repository';
 import { EventFeedRepository } from './storage/event-feed-repository';
 import { ReplayRepository } from './storage/replay-repository';
 
-/**
- * Events stored, routed and sent as one chunk (D376): each chunk is one
- * statement, one wait for its sends and one offset commit, so larger chunks
- * spread those over more deliveries and keep the sender pool fuller.
- */
-const EVENTS_PER_CHUNK = 250;
-
 export const SCHEMA = 'webhooks';
 
 export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Promise<ServiceRuntime> {
@@ -72,7 +65,7 @@ export async function startWebhooks(config: WebhooksConfig, logger?: Logger): Pr
   // Registered before the sender, so it runs after the sender has stopped (closers run in reverse): the last successes are written.
   runtime.lifecycle.onShutdown('webhook successes', () => deliveries.recorded());
   const sender = runtime.every('webhook deliveries', config.WEBHOOK_POLL_MS, () => deliveries.drain());
-  await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, chunkSize: EVENTS_PER_CHUNK }, async (messages) => {
+  await runtime.consume(config, { groupId: config.KAFKA_GROUP_ID, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, chunkSize: config.WEBHOOK_EVENTS_PER_CHUNK }, async (messages) => {
     // What this process left scheduled is sent now rather than at the next poll: by the drain running, or a new one.
     if ((await deliveries.receive(messages)) > 0 && !deliveries.wake()) sender.runSoon();
   });

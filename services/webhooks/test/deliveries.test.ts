@@ -6,6 +6,8 @@
  * health and automatic disabling.
  */
 import type { Pool } from 'pg';
+import { createKafka, createLogger, ensureTopic, randomBase62 } from '@partner-api/shared';
+import { kafkaBrokers } from '../../shared/test/support';
 import { verifySignature } from '../src';
 import { eventBody, liveContext, scratchDatabase, startService, deliverySuite, waitFor } from './support';
 
@@ -227,6 +229,29 @@ describe('attempts the consumer sends itself (D373)', () => {
       expect(attemptsSent).toEqual([1, 1, 2]);
     } finally {
       await narrow.stop().catch(() => undefined);
+      await database.drop();
+    }
+  }, 30_000);
+});
+
+describe('chunks of the consumer (D376)', () => {
+  it('stores a partition’s events WEBHOOK_EVENTS_PER_CHUNK at a time, one statement each', async () => {
+    // Five events waiting on a partition before the process starts, so its first fetch holds all five.
+    const topic = `it.chunks.${randomBase62(8)}`;
+    await ensureTopic(createKafka({ brokers: kafkaBrokers(), clientId: 'webhooks-it', logger: createLogger('webhooks-it', 'silent') }), topic, 1);
+    const events = Array.from({ length: 5 }, () => eventBody(organisationId, 'event.updated'));
+    await suite.producer.send(topic, events.map((event) => event.body));
+    const database = await scratchDatabase();
+    const chunked = await startService(database.url, { KAFKA_TOPIC: topic, WEBHOOK_EVENTS_PER_CHUNK: '2' });
+    try {
+      const stored = async () => (await database.pool.query<{ received_at: Date }>('SELECT received_at FROM events')).rows;
+      await waitFor(async () => (await stored()).length === 5, 15_000, 'the five events stored');
+      // Rows written by one statement share its transaction's now().
+      const sizes = new Map<number, number>();
+      for (const row of await stored()) sizes.set(row.received_at.getTime(), (sizes.get(row.received_at.getTime()) ?? 0) + 1);
+      expect([...sizes.values()].sort()).toEqual([1, 2, 2]);
+    } finally {
+      await chunked.stop().catch(() => undefined);
       await database.drop();
     }
   }, 30_000);
