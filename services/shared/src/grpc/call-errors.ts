@@ -13,6 +13,13 @@ export const API_ERROR_METADATA_KEY = 'partner-api-error-bin';
 export const HTTP_STATUS_METADATA_KEY = 'partner-api-http-status';
 
 /**
+ * The details grpc-js gives a call whose HTTP/2 stream the server refused
+ * (RST_STREAM REFUSED_STREAM, `subchannel-call.ts`): the one sign, at the
+ * caller, that the call never reached the application.
+ */
+const REFUSED_STREAM_DETAILS = 'Stream refused by server';
+
+/**
  * A call that came back without the service's answer: the service was down,
  * the connection dropped or the deadline passed. It may or may not have
  * happened, so callers whose retries are safe answer with their own code
@@ -37,13 +44,6 @@ export class ServiceUnanswered extends ApiError {
     return this.grpcCode === GrpcStatus.UNAVAILABLE && this.grpcDetails === REFUSED_STREAM_DETAILS;
   }
 }
-
-/**
- * The details grpc-js gives a call whose HTTP/2 stream the server refused
- * (RST_STREAM REFUSED_STREAM, `subchannel-call.ts`): the one sign, at the
- * caller, that the call never reached the application.
- */
-export const REFUSED_STREAM_DETAILS = 'Stream refused by server';
 
 /** The ApiError a service sent as a message (alone in trailing metadata, or in a batch's outcome). */
 export function apiErrorFromMessage(detail: ApiErrorMessage, httpStatus: number | undefined): ApiError | undefined {
