@@ -6,8 +6,8 @@
  * health and automatic disabling.
  */
 import type { Pool } from 'pg';
-import { createKafka, createLogger, ensureTopic, randomBase62 } from '@partner-api/shared';
-import { kafkaBrokers } from '../../shared/test/support';
+import { ensureTopic, randomBase62 } from '@partner-api/shared';
+import { testKafka } from '../../shared/test/support';
 import { verifySignature } from '../src';
 import { eventBody, liveContext, scratchDatabase, startService, deliverySuite, waitFor } from './support';
 
@@ -238,17 +238,18 @@ describe('chunks of the consumer (D376)', () => {
   it('stores a partition’s events WEBHOOK_EVENTS_PER_CHUNK at a time, one statement each', async () => {
     // Five events waiting on a partition before the process starts, so its first fetch holds all five.
     const topic = `it.chunks.${randomBase62(8)}`;
-    await ensureTopic(createKafka({ brokers: kafkaBrokers(), clientId: 'webhooks-it', logger: createLogger('webhooks-it', 'silent') }), topic, 1);
+    await ensureTopic(testKafka(), topic, 1);
     const events = Array.from({ length: 5 }, () => eventBody(organisationId, 'event.updated'));
     await suite.producer.send(topic, events.map((event) => event.body));
     const database = await scratchDatabase();
     const chunked = await startService(database.url, { KAFKA_TOPIC: topic, WEBHOOK_EVENTS_PER_CHUNK: '2' });
     try {
-      const stored = async () => (await database.pool.query<{ received_at: Date }>('SELECT received_at FROM events')).rows;
+      // As PostgreSQL's text, to the microsecond: two statements can fall in one millisecond, which a Date would merge.
+      const stored = async () => (await database.pool.query<{ received_at: string }>('SELECT received_at::text AS received_at FROM events')).rows;
       await waitFor(async () => (await stored()).length === 5, 15_000, 'the five events stored');
       // Rows written by one statement share its transaction's now().
-      const sizes = new Map<number, number>();
-      for (const row of await stored()) sizes.set(row.received_at.getTime(), (sizes.get(row.received_at.getTime()) ?? 0) + 1);
+      const sizes = new Map<string, number>();
+      for (const row of await stored()) sizes.set(row.received_at, (sizes.get(row.received_at) ?? 0) + 1);
       expect([...sizes.values()].sort()).toEqual([1, 2, 2]);
     } finally {
       await chunked.stop().catch(() => undefined);
