@@ -22,12 +22,12 @@ beforeAll(async () => {
   org = await newOrganisation(['orders:write', 'orders:read', 'events:read']);
   events = new EventCollector(org.id);
   await events.start();
-});
+}, 60_000); // Chromium's launch and a Kafka consumer joining its group can each take seconds on a busy machine
 afterAll(async () => {
   await browser?.close();
   inventory?.close();
   await events?.stop();
-});
+}, 30_000); // a Kafka consumer leaving its group can take seconds on a busy broker
 
 it('creates a session, pays in Chromium after a decline, and the order, tickets and events follow', async () => {
   const ctx = operatorContext(org.id);
@@ -89,4 +89,4 @@ it('creates a session, pays in Chromium after a decline, and the order, tickets 
   );
   expect(seen.filter((e) => e.type === 'order.completed' && e.data.object.id === session.id)).toHaveLength(1);
   await page.close();
-});
+}, 60_000); // a whole purchase in a browser, with the events that follow it

@@ -99,7 +99,7 @@ beforeAll(async () => {
   testKey = await keyWith(['orders:write', 'events:read'], 'test');
   events = new EventCollector(org.id);
   await events.start();
-});
+}, 30_000); // joining a Kafka consumer group can take seconds on a busy broker
 afterAll(async () => {
   inventory.close();
   await events.stop();

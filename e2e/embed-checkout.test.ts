@@ -104,7 +104,7 @@ afterAll(async () => {
   inventory?.close();
   await receiver?.stop();
   await site?.stop();
-});
+}, 30_000); // a browser closing on a busy machine can take seconds
 
 it('an embed order in Chromium: bought in the frame on the partner site, listed with its channel and site, attendee listed, order.completed delivered', async () => {
   const page = await browser.newPage();
@@ -154,7 +154,7 @@ it('an embed order in Chromium: bought in the frame on the partner site, listed 
   const issued = JSON.parse((await deliveryOf(receiver, '/embed', 'ticket.issued', 30_000)).body) as { data: { object: { id: number; order_id: string } } };
   expect(issued.data.object.order_id).toBe(orderId);
   expect(issued.data.object).toEqual((await api(`/tickets/${issued.data.object.id}`, { key: org.key })).body);
-});
+}, 60_000); // a whole purchase in a browser frame, with its webhook
 
 it('refuses the checkout to a site that was not allowed, and frames it for nobody', async () => {
   const embed = `${checkoutBase()}/embed/${org.id}/events/${slug}`;
@@ -173,4 +173,4 @@ it('refuses the checkout to a site that was not allowed, and frames it for nobod
   await partnerctl('channel', 'origin', 'remove', String(org.id), site.url);
   expect(JSON.parse(await partnerctl('channel', 'origin', 'list', String(org.id)))).toEqual([]);
   expect((await fetch(embed, { headers: { referer: `${site.url}/gigs` } })).status).toBe(403);
-});
+}, 30_000);

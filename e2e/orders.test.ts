@@ -92,7 +92,7 @@ beforeAll(async () => {
   org = await newOrganisation(['orders:write', 'orders:read', 'events:read']);
   events = new EventCollector(org.id);
   await events.start();
-});
+}, 30_000); // joining a Kafka consumer group can take seconds on a busy broker
 afterAll(async () => {
   inventory.close();
   orders.close();

@@ -19,7 +19,7 @@ afterAll(async () => {
   await doomed?.kill();
   await events?.stop();
   await ordersDb.end();
-});
+}, 30_000); // a Kafka consumer leaving its group can take seconds on a busy broker
 
 it('completes a paid order after the orders process that took the payment is killed', async () => {
   const org = await newOrganisation(['orders:write', 'orders:read']);
