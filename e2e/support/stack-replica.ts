@@ -13,7 +13,7 @@ import { freePort, startServiceProcess, type ServiceProcess } from './service-pr
 
 export type ReplicaService = 'inventory' | 'orders' | 'gateway';
 
-/** gRPC ports are free ones from the OS unless given (see freePort). */
+/** gRPC ports are free ones (freePort) unless given. */
 export interface ReplicaPorts {
   inventory: { grpc?: number; ops: number };
   orders: { grpc?: number; ops: number; http: number };
