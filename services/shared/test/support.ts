@@ -26,18 +26,32 @@ export function countingPool(schema: string): Pool & { statements: number } {
 
 export const kafkaBrokers = (): string[] => (process.env.KAFKA_BROKERS ?? '127.0.0.1:59092').split(',');
 
-/** A throwaway schema holding the real outbox migration and a table to change. */
-export async function createScratchSchema(): Promise<{ schema: string; pool: Pool; drop: () => Promise<void> }> {
+/**
+ * Applies the up half of every SQL migration in `dir`, in name order, on
+ * `pool` (whose search_path names the schema). The files are
+ * node-pg-migrate's SQL form; node-pg-migrate itself is ESM, which Jest
+ * cannot load.
+ */
+export async function applyMigrationFiles(pool: Pool, dir: string): Promise<void> {
+  for (const file of fs.readdirSync(dir).sort()) {
+    await pool.query(fs.readFileSync(path.join(dir, file), 'utf8').split('-- Down Migration')[0]!);
+  }
+}
+
+/**
+ * A throwaway schema holding the real outbox migrations, then either a
+ * service's own migrations (`serviceMigrations`, a directory of its SQL
+ * files) or a table to change. A suite on a schema of its own is apart from
+ * any running stack, whose relays poll the services' own outboxes.
+ */
+export async function createScratchSchema(serviceMigrations?: string): Promise<{ schema: string; pool: Pool; drop: () => Promise<void> }> {
   const schema = `it_${randomBase62(8).toLowerCase()}`;
   const admin = new Pool({ connectionString: databaseUrl(), max: 1 });
   await admin.query(`CREATE SCHEMA ${schema}`);
   const pool = new Pool({ connectionString: databaseUrl(), max: 5, options: `-c search_path=${schema}` });
-  const dir = path.join(__dirname, '..', 'migrations', 'outbox');
-  for (const file of fs.readdirSync(dir).sort()) {
-    const sql = fs.readFileSync(path.join(dir, file), 'utf8');
-    await pool.query(sql.split('-- Down Migration')[0]!);
-  }
-  await pool.query('CREATE TABLE things (id serial PRIMARY KEY, name text NOT NULL)');
+  await applyMigrationFiles(pool, path.join(__dirname, '..', 'migrations', 'outbox'));
+  if (serviceMigrations) await applyMigrationFiles(pool, serviceMigrations);
+  else await pool.query('CREATE TABLE things (id serial PRIMARY KEY, name text NOT NULL)');
   return {
     schema,
     pool,

@@ -6,9 +6,10 @@
  * receiver). A refused change writes no event and takes no number.
  */
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import { connectIdempotentProducer, createKafka, createLogger, createPool, ensureTopic, gen, OutboxRelay, randomBase62, type Pool, type RequestContext } from '@partner-api/shared';
-import { kafkaBrokers } from '../../shared/test/support';
+import { connectIdempotentProducer, createKafka, createLogger, ensureTopic, gen, OutboxRelay, randomBase62, type Pool, type RequestContext } from '@partner-api/shared';
+import { createScratchSchema, kafkaBrokers } from '../../shared/test/support';
 import { liveContext, Receiver, scratchDatabase, startService, waitFor, type ServiceUnderTest } from '../../webhooks/test/support';
 import { CheckIns } from '../src/domain/check-ins';
 import type { EventDirectory } from '../src/domain/event-directory';
@@ -27,6 +28,7 @@ interface Ordering {
   updated_at: string;
 }
 
+let ticketsSchema: Awaited<ReturnType<typeof createScratchSchema>>;
 let pool: Pool;
 let tickets: Tickets;
 let transfers: Transfers;
@@ -36,7 +38,9 @@ let webhooks: ServiceUnderTest;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  pool = createPool({ url: process.env.DATABASE_URL!, schema: 'tickets', max: 4 });
+  // A schema of its own: a tickets process running beside the tests relays the shared `tickets` outbox to its own topic.
+  ticketsSchema = await createScratchSchema(path.join(__dirname, '..', 'migrations'));
+  pool = ticketsSchema.pool;
   const repository = new TicketRepository(pool);
   tickets = new Tickets(pool, repository);
   transfers = new Transfers(pool, repository);
@@ -52,7 +56,7 @@ afterAll(async () => {
   await receiver?.stop();
   await webhooks?.stop();
   await webhooksDatabase?.drop();
-  await pool?.end();
+  await ticketsSchema?.drop();
 }, 30_000);
 
 const outboxOrderings = async (ticketId: bigint) =>

@@ -4,14 +4,13 @@
  * process claims due deliveries from its schema, so sharing one would let
  * another process send a test's deliveries), and receivers on loopback.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { Pool } from 'pg';
 import { ApiError, createLogger, createServiceClient, gen, randomBase62, type RequestContext, type ServiceClient, type ServiceRuntime } from '@partner-api/shared';
-import { databaseUrl, kafkaBrokers } from '../../shared/test/support';
+import { applyMigrationFiles, databaseUrl, kafkaBrokers } from '../../shared/test/support';
 import { loadWebhooksConfig, startWebhooks } from '../src';
 
 export { waitFor } from '../../shared/test/support';
@@ -29,9 +28,7 @@ export async function scratchDatabase(): Promise<{ url: string; pool: Pool; drop
   // DROP DATABASE … WITH (FORCE) ends connections that are still closing; that is expected.
   pool.on('error', () => undefined);
   await pool.query('CREATE SCHEMA webhooks');
-  for (const file of fs.readdirSync(MIGRATIONS).sort()) {
-    await pool.query(fs.readFileSync(path.join(MIGRATIONS, file), 'utf8').split('-- Down Migration')[0]!);
-  }
+  await applyMigrationFiles(pool, MIGRATIONS);
   return {
     url: url.toString(),
     pool,
