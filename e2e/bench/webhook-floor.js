@@ -6,7 +6,8 @@
 //   1. one statement stores the events and reads, in the same statement, the
 //      enabled endpoints subscribed to them (a send must see the endpoint as
 //      it is now: a pause or a new secret applies to the next chunk);
-//   2. every route is signed and POSTed, up to FLOOR_CONCURRENCY at a time;
+//   2. every route is signed and POSTed, up to FLOOR_CONCURRENCY at a time,
+//      as the request the service sends (its own `deliveryHeaders`, D379);
 //   3. one statement records the attempts with their outcomes;
 //   4. the chunk's offsets are committed.
 // A process that dies between 1 and 4 reads the chunk again and sends it
@@ -16,11 +17,11 @@
 // tables made like the service's (same columns, constraints and indexes) in
 // a schema of its own (FLOOR_SCHEMA), so its PostgreSQL work per row is the
 // service's.
-const { createHmac } = require('node:crypto');
 const { performance } = require('node:perf_hooks');
 const { Kafka, logLevel } = require('kafkajs');
 const { Pool } = require('pg');
 const { Agent, request } = require('undici');
+const { deliveryHeaders, WEBHOOK_USER_AGENT } = require('@partner-api/webhooks/dist/domain/delivery-request');
 
 const CONCURRENCY = Number(process.env.FLOOR_CONCURRENCY ?? 64);
 // As the service consumes (D376).
@@ -42,13 +43,14 @@ async function send(route, body) {
   await takeSlot();
   const startedAt = performance.now();
   try {
-    const t = Math.floor(Date.now() / 1000);
-    const signature = `t=${t},v1=${createHmac('sha256', route.secret).update(`${t}.${body}`).digest('hex')}`;
+    const headers = deliveryHeaders({ id: route.event_id, type: route.event_type }, 1, body, [route.secret], new Date());
+    headers['content-type'] = 'application/json';
+    headers['user-agent'] = WEBHOOK_USER_AGENT;
     const response = await request(route.url, {
       method: 'POST',
       dispatcher: agent,
       body,
-      headers: { 'content-type': 'application/json', 'service-signature': signature },
+      headers,
       headersTimeout: 10_000,
       bodyTimeout: 10_000,
     });

@@ -4,7 +4,11 @@
 // on loopback, against the same signed POSTs sent straight to that receiver
 // with undici at the same concurrency, measured in the same run. The ratio
 // is what durability (PostgreSQL rows per event and attempt, Kafka) and the
-// service's own work cost against the HTTP work alone; the durable floor
+// service's own work cost against the HTTP work alone. Both send the
+// spec's delivery request, built by the service's own `deliveryHeaders`
+// (nine headers, both signatures; decision D379); a minimal signed POST
+// (two headers, one signature) is measured in every round beside it, for
+// reference. The durable floor
 // (webhook-floor.js) is measured the same way, as the bound of any durable
 // design on the same machine. Then a steady
 // rate (200 events a second for 30 s), as an on-sale's checkouts produce
@@ -20,6 +24,7 @@ const { Pool } = require('pg');
 const { Kafka, logLevel } = require('kafkajs');
 const { Agent, request } = require('undici');
 const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
+const { deliveryHeaders, WEBHOOK_USER_AGENT } = require('@partner-api/webhooks/dist/domain/delivery-request');
 const { cpuByProcess, fmt, loadEnv, startService, record } = require('./lib');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 3000);
@@ -64,9 +69,11 @@ async function startReceiver() {
   return { url: `http://127.0.0.1:${server.address().port}/hooks`, arrived, close: () => server.close() };
 }
 
-const eventBody = (organisationId, sentAt) =>
+const newEventId = () => `evt_bench_${randomBytes(12).toString('hex')}`;
+
+const eventBody = (organisationId, sentAt, id = newEventId()) =>
   JSON.stringify({
-    id: `evt_bench_${randomBytes(12).toString('hex')}`,
+    id,
     object: 'event',
     type: 'ticket.issued',
     api_version: '2026-10-18',
@@ -98,8 +105,24 @@ async function waitForArrivals(receiver, expected) {
   while (receiver.arrived.size < expected && Date.now() < deadline) await sleep(20);
 }
 
-/** The baseline: the same signed POSTs straight from here, CONCURRENCY at a time. */
-async function directPosts(receiver, organisationId, secret) {
+/**
+ * How a direct POST is made. `spec`: the request the service sends (the
+ * spec's delivery headers and the Standard Webhooks ones, both signed, with
+ * its content type and user agent). `minimal`: a content type and one
+ * signature, the least a signed POST carries.
+ */
+const DIRECT_REQUESTS = {
+  spec: (id, body, secret) =>
+    Object.assign(deliveryHeaders({ id, type: 'ticket.issued' }, 1, body, [secret], new Date()), { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT }),
+  minimal: (id, body, secret) => {
+    const t = Math.floor(Date.now() / 1000);
+    return { 'content-type': 'application/json', 'service-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}` };
+  },
+};
+
+/** The baseline: signed POSTs straight from here, CONCURRENCY at a time, with the headers `shape` names. */
+async function directPosts(receiver, organisationId, secret, shape = 'spec') {
+  const headersFor = DIRECT_REQUESTS[shape];
   const agent = new Agent({ connections: CONCURRENCY });
   const startedAt = performance.now();
   let next = 0;
@@ -107,10 +130,9 @@ async function directPosts(receiver, organisationId, secret) {
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < EVENTS) {
         next += 1;
-        const body = eventBody(organisationId, performance.now());
-        const t = Math.floor(Date.now() / 1000);
-        const signature = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
-        const response = await request(receiver.url, { method: 'POST', dispatcher: agent, body, headers: { 'content-type': 'application/json', 'service-signature': signature } });
+        const id = newEventId();
+        const body = eventBody(organisationId, performance.now(), id);
+        const response = await request(receiver.url, { method: 'POST', dispatcher: agent, body, headers: headersFor(id, body, secret) });
         await response.body.dump();
       }
     }),
@@ -192,10 +214,10 @@ async function measuredBurst(receiver, organisationId, extra = {}, topic = TOPIC
 }
 
 /** A direct run, with the CPU the machine spent on it. */
-async function measuredDirect(receiver, organisationId, secret) {
+async function measuredDirect(receiver, organisationId, secret, shape = 'spec') {
   const cpu = cpuByProcess();
   const startedAt = performance.now();
-  const result = await directPosts(receiver, organisationId, secret);
+  const result = await directPosts(receiver, organisationId, secret, shape);
   return { ...result, seconds: (performance.now() - startedAt) / 1000, spent: cpu.spent() };
 }
 
@@ -224,15 +246,17 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-/** ROUNDS of a direct run and a burst through the stack, each pair back to back. */
+/** ROUNDS of a minimal direct run (for reference), a direct run (the baseline) and a burst through the stack, back to back. */
 async function alternatedRounds({ baselineReceiver, stackReceiver, organisationId, secret, extra, topic = TOPIC }) {
   const rounds = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     baselineReceiver.arrived.clear();
+    const minimal = await measuredDirect(baselineReceiver, organisationId, secret, 'minimal');
+    baselineReceiver.arrived.clear();
     const direct = await measuredDirect(baselineReceiver, organisationId, secret);
     stackReceiver.arrived.clear();
     const burst = await measuredBurst(stackReceiver, organisationId, extra, topic);
-    rounds.push({ direct, burst, ratio: burst.rps / direct.rps });
+    rounds.push({ minimal, direct, burst, ratio: burst.rps / direct.rps, ofMinimal: burst.rps / minimal.rps });
   }
   return rounds;
 }
@@ -251,9 +275,11 @@ function summariseRounds(rounds) {
   const spent = {};
   for (const { burst } of rounds) for (const [name, seconds] of Object.entries(burst.spent)) spent[name] = (spent[name] ?? 0) + seconds;
   return {
+    minimal: row('minimal'),
     direct: row('direct'),
     burst: row('burst'),
     ratio: median(rounds.map((round) => round.ratio)),
+    ofMinimal: median(rounds.map((round) => round.ofMinimal)),
     ratios: rounds.map((round) => round.ratio.toFixed(2)),
     cpu: { spent, seconds: rounds.reduce((sum, round) => sum + round.burst.seconds, 0), deliveries: rounds.reduce((sum, round) => sum + round.burst.total, 0) },
     factors: ratioFactors(rounds),
@@ -267,7 +293,7 @@ function roundsTable(rows) {
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const row of rows) {
-    const ratio = row.ratio === undefined ? (row.fixedRate ? '(fixed rate)' : '1.00 (baseline)') : fmt(row.ratio, 2);
+    const ratio = row.ratio === undefined ? (row.fixedRate ? '(fixed rate)' : row.reference ? '(reference)' : '1.00 (baseline)') : fmt(row.ratio, 2);
     const first = row.firstMs === undefined ? '' : fmt(row.firstMs, 0);
     lines.push(`| ${row.name} | ${fmt(row.rps, 0)} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${first} | ${row.total} | ${row.bad} | ${ratio} | ${row.ratios?.join(', ') ?? ''} |`);
   }
@@ -347,6 +373,7 @@ async function main() {
     await throughStack(stackReceiver, organisation.id, WARM_UP_EVENTS);
     stackReceiver.arrived.clear();
     await directPosts(baselineReceiver, organisation.id, endpoint.secret);
+    await directPosts(baselineReceiver, organisation.id, endpoint.secret, 'minimal');
     const one = summariseRounds(await alternatedRounds({ baselineReceiver, stackReceiver, organisationId: organisation.id, secret: endpoint.secret, extra: {} }));
     // The same with a second webhooks process beside the stack's (as the chart's second pod runs): partitions and claims split between them.
     stackReceiver.arrived.clear();
@@ -374,12 +401,16 @@ async function main() {
     } finally {
       await floorProcess.stop();
     }
-    const direct = `signed POSTs straight to the receiver (undici, ${CONCURRENCY} at a time)`;
+    const direct = `the service's signed POSTs (nine headers, two signatures) straight to the receiver (undici, ${CONCURRENCY} at a time)`;
+    const minimal = 'minimal signed POSTs (two headers, one signature), the same way';
     const rows = [
+      { name: `${minimal}, rounds of one process`, ...one.minimal, firstMs: undefined, reference: true },
       { name: `${direct}, rounds of one process`, ...one.direct, firstMs: undefined },
       { name: `burst: ${EVENTS} events on Kafka → webhooks service (store and route, sign, POST, record)`, ...one.burst, ratio: one.ratio, ratios: one.ratios },
+      { name: `${minimal}, rounds of two processes`, ...two.minimal, firstMs: undefined, reference: true },
       { name: `${direct}, rounds of two processes`, ...two.direct, firstMs: undefined },
       { name: `burst: the same through 2 webhooks processes`, ...two.burst, ratio: two.ratio, ratios: two.ratios },
+      { name: `${minimal}, rounds of the floor`, ...floor.minimal, firstMs: undefined, reference: true },
       { name: `${direct}, rounds of the floor`, ...floor.direct, firstMs: undefined },
       {
         name: 'floor: the same events through the least a durable pipeline does (per chunk of 250: store and route in one statement, sign and POST, record the attempts in one statement)',
@@ -399,7 +430,8 @@ async function main() {
       roundsTable(rows),
       '',
       `Burst: ${Math.round(one.burst.rps)} deliveries/s (${one.ratio.toFixed(2)} of direct) through one webhooks process, ` +
-        `${Math.round(two.burst.rps)}/s (${two.ratio.toFixed(2)}) through two; the durable floor ${Math.round(floor.burst.rps)}/s (${floor.ratio.toFixed(2)}). Steady rate: p99 ${steady.p99.toFixed(0)} ms from commit to receiver (target ≤ ${STEADY_P99_MS} ms).`,
+        `${Math.round(two.burst.rps)}/s (${two.ratio.toFixed(2)}) through two; the durable floor ${Math.round(floor.burst.rps)}/s (${floor.ratio.toFixed(2)}). ` +
+        `Of the minimal POST (medians of the same rounds): ${one.ofMinimal.toFixed(2)} through one process, ${two.ofMinimal.toFixed(2)} through two, ${floor.ofMinimal.toFixed(2)} for the floor. Steady rate: p99 ${steady.p99.toFixed(0)} ms from commit to receiver (target ≤ ${STEADY_P99_MS} ms).`,
       '',
       'Where the CPU of the bursts went (CPU seconds of each process from each first produce to its last arrival, over all rounds, per delivery):',
       '',
