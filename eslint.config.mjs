@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.js', '.ci/*.js', '**/fixtures/*.js', 'e2e/bench/*.js', 'e2e/*.js'],
+    files: ['*.js', '.ci/*.js', '**/fixtures/*.js', 'e2e/bench/*.js', 'e2e/support/*.js', 'e2e/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', URL: 'readonly', fetch: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -4,11 +4,11 @@
 const { spawn } = require('node:child_process');
 const { clearTimeout, setTimeout } = require('node:timers');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { createPool } = require('@partner-api/shared');
+const { freePort } = require('../support/ports');
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -156,14 +156,6 @@ function record(name, markdown) {
     ? current.replace(new RegExp(`${start}[\\s\\S]*?${end}`), block)
     : `${current.trimEnd()}\n\n${block}\n`;
   fs.writeFileSync(file, next);
-}
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
