@@ -27,11 +27,28 @@ export function createIdempotentProducer(kafka: Kafka): Producer {
   });
 }
 
+/**
+ * Connects a kafkajs client (producer, consumer or admin). A connect that
+ * fails half way (an idempotent producer that cannot get its producer id
+ * from a broker just lost) rejects with the connections it had opened, the
+ * seed broker's among them, still open and their timers running; kafkajs
+ * closes them only on `disconnect()`. So a failed connect is disconnected
+ * before its error is passed on: the outbox relay connects a new producer
+ * after every failed batch, and each failure kept a connection for good.
+ */
+export async function connectOrClose<T extends { connect(): Promise<void>; disconnect(): Promise<void> }>(client: T): Promise<T> {
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.disconnect().catch(() => undefined);
+    throw error;
+  }
+  return client;
+}
+
 /** An idempotent producer, connected. */
-export async function connectIdempotentProducer(kafka: Kafka): Promise<Producer> {
-  const producer = createIdempotentProducer(kafka);
-  await producer.connect();
-  return producer;
+export function connectIdempotentProducer(kafka: Kafka): Promise<Producer> {
+  return connectOrClose(createIdempotentProducer(kafka));
 }
 
 /**
@@ -40,8 +57,7 @@ export async function connectIdempotentProducer(kafka: Kafka): Promise<Producer>
  * has a leader.
  */
 export async function ensureTopic(kafka: Kafka, topic: string, numPartitions = 6): Promise<number> {
-  const admin = kafka.admin();
-  await admin.connect();
+  const admin = await connectOrClose(kafka.admin());
   try {
     const existing = await admin.listTopics();
     if (!existing.includes(topic)) await admin.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: false });

@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import type { kafkaEnv, outboxRetentionEnv } from './config';
 import { createPool } from './db';
 import { addService, GrpcHealth, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
-import { connectIdempotentProducer, createKafka, ensureTopic } from './kafka';
+import { connectIdempotentProducer, connectOrClose, createKafka, ensureTopic } from './kafka';
 import { Lifecycle } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { registerConsumerLag, registerOutboxBacklog } from './metrics';
@@ -135,7 +135,7 @@ export class ServiceRuntime {
     consumer.on(consumer.events.CRASH, (event) => {
       crashed = event.payload.restart ? undefined : event.payload.error;
     });
-    await consumer.connect();
+    await connectOrClose(consumer);
     await consumer.subscribe({ topic: kafkaConfig.KAFKA_TOPIC, fromBeginning: true });
     const chunkSize = group.chunkSize ?? 100;
     await consumer.run({

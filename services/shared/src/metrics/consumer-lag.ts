@@ -10,16 +10,13 @@
  */
 import type { Admin, Kafka } from 'kafkajs';
 import { Gauge, type Registry } from 'prom-client';
+import { connectOrClose } from '../kafka';
 import { scrapeRead } from './scrape-read';
 
 export function registerConsumerLag(registry: Registry, kafka: Kafka, group: string, topic: string): { close(): Promise<void> } {
   let admin: Admin | undefined;
   const connected = async () => {
-    if (!admin) {
-      const fresh = kafka.admin();
-      await fresh.connect();
-      admin = fresh;
-    }
+    admin ??= await connectOrClose(kafka.admin());
     return admin;
   };
   new Gauge({
