@@ -173,4 +173,4 @@ it('refuses the checkout to a site that was not allowed, and frames it for nobod
   await partnerctl('channel', 'origin', 'remove', String(org.id), site.url);
   expect(JSON.parse(await partnerctl('channel', 'origin', 'list', String(org.id)))).toEqual([]);
   expect((await fetch(embed, { headers: { referer: `${site.url}/gigs` } })).status).toBe(403);
-}, 30_000);
+}, 30_000); // two partnerctl processes, each starting Node and connecting to the stack
