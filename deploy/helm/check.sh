@@ -64,7 +64,11 @@ done
 # pre-install hook cannot use the release's own account: it does not exist yet).
 grep -q 'serviceAccountName: check-partner-api-migrate$' <<<"$rendered" || { echo "the migration Job does not use its hook ServiceAccount" >&2; exit 1; }
 # Without the Prometheus Operator's CRD there is no ServiceMonitor (the release would fail), and the notes say so.
-if "$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml" | grep -q '^kind: ServiceMonitor$'; then
+# Rendered whole, then searched: piped into grep -q, a render cut off after a
+# match fails under pipefail, and the check would pass on the very render it
+# exists to catch.
+without_crds=$("$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml")
+if grep -q '^kind: ServiceMonitor$' <<<"$without_crds"; then
   echo "a ServiceMonitor was rendered for a cluster without its CRD" >&2; exit 1
 fi
 # Six Deployments: the five services and the organiser dashboard.
@@ -120,7 +124,7 @@ grep -q 'OTEL_TRACES_SAMPLER: "parentbased_always_on"' <<<"$sampled" && grep -q 
 
 # Alerts only where the PrometheusRule CRD is served; their rules pass promtool,
 # and the dashboard parses and queries only metrics the services declare.
-if "$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml" | grep -q '^kind: PrometheusRule$'; then
+if grep -q '^kind: PrometheusRule$' <<<"$without_crds"; then
   echo "a PrometheusRule was rendered for a cluster without its CRD" >&2; exit 1
 fi
 grep -q 'grafana_dashboard: "1"' <<<"$rendered" || { echo "production render has no dashboard ConfigMap for the Grafana sidecar" >&2; exit 1; }

@@ -93,7 +93,10 @@ say "== GET / through the gateway Service ($address): $info"
 
 # What an SRE reaches for first: a Deployment's logs, a command in its pod,
 # and a Service forwarded to this machine.
-kubectl logs deployment/partner-api-gateway -n "$NS" | grep -q '"msg":"gateway started"' ||
+# Read whole, then searched: piped into grep -q, kubectl could be cut off
+# writing the lines after the match, and pipefail failed the check.
+gateway_logs=$(kubectl logs deployment/partner-api-gateway -n "$NS") || fail "kubectl logs of the gateway"
+grep -q '"msg":"gateway started"' <<<"$gateway_logs" ||
   fail "kubectl logs of the gateway has no start line"
 ops_port=$(kubectl get deployment partner-api-inventory -n "$NS" -o jsonpath='{.spec.template.spec.containers[0].ports[?(@.name=="ops")].containerPort}')
 kubectl exec deployment/partner-api-inventory -n "$NS" -- \
