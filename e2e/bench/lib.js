@@ -8,6 +8,7 @@ const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { createPool } = require('@partner-api/shared');
+const { deliveryHeaders, WEBHOOK_USER_AGENT } = require('@partner-api/webhooks/dist/domain/delivery-request');
 const { freePort } = require('../support/ports');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -314,4 +315,13 @@ async function releaseHolds({ organisationId, slug }) {
   }
 }
 
-module.exports = { ROOT, fmt, loadEnv, migratedScratchSchema, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, usedSince, releaseHolds };
+/**
+ * The headers of the request the webhooks service sends for attempt 1 of an
+ * event (D379): its own `deliveryHeaders`, and the content type and user
+ * agent its receiver client adds.
+ */
+function serviceDeliveryHeaders(event, body, secret) {
+  return Object.assign(deliveryHeaders(event, 1, body, [secret], new Date()), { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT });
+}
+
+module.exports = { ROOT, serviceDeliveryHeaders, fmt, loadEnv, migratedScratchSchema, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, usedSince, releaseHolds };

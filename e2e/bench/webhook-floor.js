@@ -7,7 +7,7 @@
 //      enabled endpoints subscribed to them (a send must see the endpoint as
 //      it is now: a pause or a new secret applies to the next chunk);
 //   2. every route is signed and POSTed, up to FLOOR_CONCURRENCY at a time,
-//      as the request the service sends (its own `deliveryHeaders`, D379);
+//      as the request the service sends (`serviceDeliveryHeaders`, D379);
 //   3. one statement records the attempts with their outcomes;
 //   4. the chunk's offsets are committed.
 // A process that dies between 1 and 4 reads the chunk again and sends it
@@ -21,7 +21,7 @@ const { performance } = require('node:perf_hooks');
 const { Kafka, logLevel } = require('kafkajs');
 const { Pool } = require('pg');
 const { Agent, request } = require('undici');
-const { deliveryHeaders, WEBHOOK_USER_AGENT } = require('@partner-api/webhooks/dist/domain/delivery-request');
+const { serviceDeliveryHeaders } = require('./lib');
 
 const CONCURRENCY = Number(process.env.FLOOR_CONCURRENCY ?? 64);
 // As the service consumes (D376).
@@ -43,9 +43,7 @@ async function send(route, body) {
   await takeSlot();
   const startedAt = performance.now();
   try {
-    const headers = deliveryHeaders({ id: route.event_id, type: route.event_type }, 1, body, [route.secret], new Date());
-    headers['content-type'] = 'application/json';
-    headers['user-agent'] = WEBHOOK_USER_AGENT;
+    const headers = serviceDeliveryHeaders({ id: route.event_id, type: route.event_type }, body, route.secret);
     const response = await request(route.url, {
       method: 'POST',
       dispatcher: agent,

@@ -24,8 +24,7 @@ const { Pool } = require('pg');
 const { Kafka, logLevel } = require('kafkajs');
 const { Agent, request } = require('undici');
 const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
-const { deliveryHeaders, WEBHOOK_USER_AGENT } = require('@partner-api/webhooks/dist/domain/delivery-request');
-const { cpuByProcess, fmt, loadEnv, startService, record } = require('./lib');
+const { cpuByProcess, fmt, loadEnv, serviceDeliveryHeaders, startService, record } = require('./lib');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 3000);
 // The webhooks service sends up to WEBHOOK_CONCURRENCY (64) at once per process; the baseline uses as many.
@@ -112,8 +111,7 @@ async function waitForArrivals(receiver, expected) {
  * signature, the least a signed POST carries.
  */
 const DIRECT_REQUESTS = {
-  spec: (id, body, secret) =>
-    Object.assign(deliveryHeaders({ id, type: 'ticket.issued' }, 1, body, [secret], new Date()), { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT }),
+  spec: (id, body, secret) => serviceDeliveryHeaders({ id, type: 'ticket.issued' }, body, secret),
   minimal: (id, body, secret) => {
     const t = Math.floor(Date.now() / 1000);
     return { 'content-type': 'application/json', 'service-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}` };
