@@ -15,6 +15,8 @@
 # Images stay in containerd's root under the per-machine cache, so a later
 # run loads only images it has not seen. See docs/deploy.md.
 set -euo pipefail
+# Command output is read whole before grep -q searches it: piped, a writer
+# cut off by grep's early exit would fail the pipeline under pipefail.
 # shellcheck source=../local/lib.sh
 . "$(dirname "$0")/../local/lib.sh"
 K8S="$DATA/k8s"
@@ -58,7 +60,7 @@ up() {
   pause=$(pause_image)
 
   start_containerd "$pause"
-  ctr images ls -q | grep -qxF "$pause" || load_archive "$pause" pause_archive
+  grep -qxF "$pause" <<<"$(ctr images ls -q)" || load_archive "$pause" pause_archive
   start_kubelet
   "$BIN/kube-scheduler" --kubeconfig="$K8S/scheduler.kubeconfig" --leader-elect=false --secure-port=0 \
     >"$LOGS/kube-scheduler.log" 2>&1 &
@@ -180,7 +182,7 @@ COREFILE
   wait_until 30 "$LOGS/coredns.log" CoreDNS curl -fs -o /dev/null "http://127.0.0.1:$DNS_READY_PORT/ready"
   # The bridge appears with the first pod; make it now so the rule has its address.
   ip link show "$BRIDGE" >/dev/null 2>&1 || ip link add "$BRIDGE" type bridge
-  ip addr show dev "$BRIDGE" | grep -qF " $POD_GATEWAY/" || ip addr add "$POD_GATEWAY/24" dev "$BRIDGE"
+  grep -qF " $POD_GATEWAY/" <<<"$(ip addr show dev "$BRIDGE")" || ip addr add "$POD_GATEWAY/24" dev "$BRIDGE"
   ip link set "$BRIDGE" up
   sysctl -qw "net.ipv4.conf.$BRIDGE.route_localnet=1"
   for proto in udp tcp; do
@@ -230,7 +232,7 @@ load_archive() {
   archive=$(mktemp)
   for attempt in 1 2; do
     say "loading $name into the node's containerd"
-    if "$@" >"$archive" && [[ -s $archive ]] && ctr images import - <"$archive" >/dev/null && ctr images ls -q | grep -qxF "$name"; then
+    if "$@" >"$archive" && [[ -s $archive ]] && ctr images import - <"$archive" >/dev/null && grep -qxF "$name" <<<"$(ctr images ls -q)"; then
       rm -f "$archive"
       return 0
     fi
@@ -252,7 +254,7 @@ load() {
     id=$("$ROOT/deploy/docker/podman.sh" image inspect --format '{{.Id}}' "$image")
     name=${image#localhost/}
     [[ $name == */* ]] || name="docker.io/library/$name"
-    if grep -qxF "$name $id" "$loaded" && ctr images ls -q | grep -qxF "$name"; then continue; fi
+    if grep -qxF "$name $id" "$loaded" && grep -qxF "$name" <<<"$(ctr images ls -q)"; then continue; fi
     # Other tags of the same image (earlier revisions) are not run again:
     # drop them, so the cache holds one copy of each image.
     local stale

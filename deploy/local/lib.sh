@@ -118,7 +118,7 @@ go_tool() {
   command -v go >/dev/null || die "Go is needed to build $name"
   bin=$(go env GOBIN)
   [[ -n "$bin" ]] || bin="$(go env GOPATH)/bin"
-  if [[ -x "$bin/$name" ]] && go version -m "$bin/$name" 2>/dev/null | awk '$1 == "mod" { print $3 }' | grep -qxF "${package##*@}"; then
+  if [[ -x "$bin/$name" ]] && grep -qxF "${package##*@}" <<<"$(go version -m "$bin/$name" 2>/dev/null | awk '$1 == "mod" { print $3 }')"; then
     echo "$bin/$name"
     return
   fi

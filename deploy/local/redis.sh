@@ -96,7 +96,7 @@ redis_node_ready() {
 redis_cluster_ok() {
   local port
   for port in $(redis_cluster_ports); do
-    redis-cli -h 127.0.0.1 -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok' || return 1
+    grep -q '^cluster_state:ok' <<<"$(redis-cli -h 127.0.0.1 -p "$port" cluster info 2>/dev/null)" || return 1
   done
 }
 
