@@ -25,10 +25,12 @@ NPM_CACHE=$(npm config get cache)
 # that builds every revision (a CI runner) would fill its disk: the newest
 # IMAGE_KEEP (3) of each are kept, the build stages being the layer cache of
 # the next build, and older ones removed.
+# `|| true`: grep exits 1 when it matches nothing (a machine holding only
+# this revision), which under pipefail would end the script.
 keep=${IMAGE_KEEP:-3}
-"$PODMAN" images --filter reference=partner-api --format '{{.CreatedAt}}|{{.Tag}}' | sort -r | cut -d'|' -f2 |
-  grep -E '^[0-9a-f]{12}(-dirty)?$' | grep -vxF "$REV" | tail -n +"$keep" |
-  while read -r tag; do "$PODMAN" rmi "partner-api:$tag" >/dev/null 2>&1 || true; done
+stale_tags=$("$PODMAN" images --filter reference=partner-api --format '{{.CreatedAt}}|{{.Tag}}' | sort -r | cut -d'|' -f2 |
+  grep -E '^[0-9a-f]{12}(-dirty)?$' | grep -vxF "$REV" | tail -n +"$keep" || true)
+for tag in $stale_tags; do "$PODMAN" rmi "partner-api:$tag" >/dev/null 2>&1 || true; done
 "$PODMAN" images --filter dangling=true --format '{{.CreatedAt}}|{{.ID}}' | sort -r | cut -d'|' -f2 | tail -n +"$((keep + 1))" |
   while read -r id; do "$PODMAN" rmi "$id" >/dev/null 2>&1 || true; done
 echo "partner-api:$REV"
