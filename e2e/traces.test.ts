@@ -177,7 +177,7 @@ afterAll(async () => {
   await admin.connect();
   await admin.deleteTopics({ topics: [TOPIC] }).catch(() => undefined);
   await admin.disconnect();
-});
+}, 60_000); // stopping five service processes, the webhooks one leaving its Kafka consumer group, took 4.6 s
 
 const viaStack = <T>(urlPath: string, options: Parameters<typeof api>[1] = {}) => api<T>(urlPath, { key: org.key, baseUrl: stack!.baseUrl, ...options });
 

@@ -22,7 +22,7 @@ afterAll(async () => {
   client.close();
   await consumer.disconnect();
   await inventory.stop();
-});
+}, 30_000); // leaving a Kafka consumer group can take seconds on a busy broker
 
 const eventsFor = (eventId: number) =>
   messages

@@ -69,7 +69,7 @@ afterAll(async () => {
   await inventory?.stop();
   await db?.end();
   await redis?.quit();
-});
+}, 60_000); // restarting the cluster's nodes, after a failure that left one down
 
 interface Sale {
   slug: string;

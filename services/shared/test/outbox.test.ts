@@ -46,7 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await collected.consumer.disconnect();
   await scratch.drop();
-});
+}, 30_000); // leaving a Kafka consumer group can take seconds on a busy broker
 
 describe('the transactional outbox', () => {
   it('publishes an event committed with its state change, keyed by object, in the body shape', async () => {

@@ -38,7 +38,7 @@ let nodesDown = false; // started again in afterAll if the test stops before it 
 
 afterAll(async () => {
   if (nodesDown) await infra('start', 'redis');
-});
+}, 60_000); // restarting the cluster's nodes, after a failure that left them down
 
 test('a command of an optional cluster client fails within a second once every node is gone, and the client answers again when they return', async () => {
   expect(clusterUrl).toMatch(/^redis\+cluster:\/\//);
