@@ -15,7 +15,7 @@ import { runClientAddress } from './support/client-address';
 import { addMember, CapturingSmtp, DASHBOARD_URL, MEMBER_PASSWORD, restartDashboard } from './support/dashboard';
 import { GOOD_CARD, payCheckout } from './support/hosted-checkout';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug } from './support/operator';
-import { Receiver, waitFor } from '../services/webhooks/test/support';
+import { Receiver, type ReceivedRequest, waitFor } from '../services/webhooks/test/support';
 
 const SCREENSHOTS = path.join(__dirname, '..', '.data', 'screenshots');
 
@@ -164,11 +164,11 @@ test('a failing endpoint is disabled and its owners and admins are emailed; the 
     await page.screenshot({ path: path.join(SCREENSHOTS, 'webhook-recovered.png') });
 
     const ticketIds = [...failedBatch.body.tickets, ...missedBatch.body.tickets].map((ticket) => ticket.id).sort((a, b) => a - b);
-    const delivered = () =>
-      new Set(receiver.requests.slice(fixedFrom).filter((request) => request.path === '/hooks').map((request) => (JSON.parse(request.body) as { data: { object: { id: number } } }).data.object.id));
+    const ticketIdOf = (request: ReceivedRequest) => (JSON.parse(request.body) as { data: { object: { id: number } } }).data.object.id;
+    const delivered = () => new Set(receiver.requests.slice(fixedFrom).filter((request) => request.path === '/hooks').map(ticketIdOf));
     await waitFor(() => ticketIds.every((id) => delivered().has(id)), 60_000, 'every failed and missed event to be delivered');
     const attemptsOf = (ticketId: number) =>
-      receiver.requests.filter((request) => (JSON.parse(request.body) as { data: { object: { id: number } } }).data.object.id === ticketId).map((request) => Number(request.headers['service-delivery-attempt']));
+      receiver.requests.filter((request) => ticketIdOf(request) === ticketId).map((request) => Number(request.headers['service-delivery-attempt']));
     // A missed event's first attempt is the recovery's; a failed one's recovery continues its count.
     expect(Math.min(...attemptsOf(missedBatch.body.tickets[0]!.id))).toBe(1);
     expect(Math.max(...attemptsOf(failedBatch.body.tickets[10]!.id))).toBeGreaterThan(1);
