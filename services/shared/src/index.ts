@@ -24,3 +24,4 @@ export * from './name-based-uuid';
 export * from './ticket-codes';
 export { pageSecurityHeaders } from './web/page-security';
 export { AddressLimitCounts } from './web/address-limit-counts';
+export * from './web/ticket-page-link';
