@@ -37,18 +37,20 @@ describe('order ticket page links', () => {
 
 describe('ticket holder page links', () => {
   const ticketId = '42';
+  const organisationId = '7';
 
   it('holds for the attendee it was made for, whatever the case of the email', () => {
-    const token = lastSegment(ticketHolderPageUrl({ baseUrl: 'http://h', ticketId, attendeeEmail: 'New.Holder@Example.com', secret }));
-    expect(verifyTicketHolderToken({ ticketId, attendeeEmail: 'new.holder@example.com', token, secret })).toBe(true);
+    const token = lastSegment(ticketHolderPageUrl({ baseUrl: 'http://h', organisationId, ticketId, attendeeEmail: 'New.Holder@Example.com', secret }));
+    expect(verifyTicketHolderToken({ organisationId, ticketId, attendeeEmail: 'new.holder@example.com', token, secret })).toBe(true);
   });
 
   it('stops holding once the ticket has another attendee, and never opens an order page', () => {
-    const url = ticketHolderPageUrl({ baseUrl: 'http://h', ticketId, attendeeEmail: 'b@example.com', secret });
-    expect(url).toMatch(/^http:\/\/h\/my-tickets\/ticket\/42\/[A-Za-z0-9_-]{22}$/);
+    const url = ticketHolderPageUrl({ baseUrl: 'http://h', organisationId, ticketId, attendeeEmail: 'b@example.com', secret });
+    expect(url).toMatch(/^http:\/\/h\/my-tickets\/ticket\/7\/42\/[A-Za-z0-9_-]{22}$/);
     const token = lastSegment(url);
-    expect(verifyTicketHolderToken({ ticketId, attendeeEmail: 'c@example.com', token, secret })).toBe(false);
-    expect(verifyTicketHolderToken({ ticketId: '43', attendeeEmail: 'b@example.com', token, secret })).toBe(false);
+    expect(verifyTicketHolderToken({ organisationId, ticketId, attendeeEmail: 'c@example.com', token, secret })).toBe(false);
+    expect(verifyTicketHolderToken({ organisationId, ticketId: '43', attendeeEmail: 'b@example.com', token, secret })).toBe(false);
+    expect(verifyTicketHolderToken({ organisationId: '8', ticketId, attendeeEmail: 'b@example.com', token, secret })).toBe(false);
     expect(verifyTicketPageToken({ orderId: ticketId, token, secret })).toBe(false);
   });
 });

@@ -2,8 +2,8 @@
  * The signed links of the ticket pages on the hosted pages (D420). A buyer's
  * page is addressed by the order id and an HMAC of it; a ticket that moved
  * to another attendee is shown on that attendee's own page, addressed by the
- * ticket id and an HMAC over the id and the holder's email, so the link stops
- * showing the ticket once it moves on again. The token is the secret's work
+ * organisation and ticket ids and an HMAC over them and the holder's email,
+ * so the link stops showing the ticket once it moves on again. The token is the secret's work
  * alone: nothing is stored, every replica (and the mailer) with the same
  * TICKET_PAGE_SECRET makes and checks the same links.
  */
@@ -59,19 +59,21 @@ export function verifyTicketPageToken(input: { orderId: string; token: string; s
 const holderKey = (email: string) => email.trim().toLowerCase();
 
 /** The token of one ticket's page for the attendee holding it. */
-export function ticketHolderPageToken(input: { ticketId: string; attendeeEmail: string; secret: string }): string {
-  return token(input.secret, 'holder', input.ticketId, holderKey(input.attendeeEmail));
+export function ticketHolderPageToken(input: { organisationId: string; ticketId: string; attendeeEmail: string; secret: string }): string {
+  return token(input.secret, 'holder', input.organisationId, input.ticketId, holderKey(input.attendeeEmail));
 }
 
 /**
  * The link to one ticket's page for its current attendee (a transfer's new
- * holder): `<base>/my-tickets/ticket/<ticket id>/<token>`.
+ * holder): `<base>/my-tickets/ticket/<organisation id>/<ticket id>/<token>`
+ * (the organisation scopes the ticket's lookup; comp tickets have no order).
  */
-export function ticketHolderPageUrl(input: { baseUrl: string; ticketId: string; attendeeEmail: string; secret: string }): string {
-  return `${withoutTrailingSlash(input.baseUrl)}${HOLDER_TICKET_PAGE_PATH}/${encodeURIComponent(input.ticketId)}/${ticketHolderPageToken(input)}`;
+export function ticketHolderPageUrl(input: { baseUrl: string; organisationId: string; ticketId: string; attendeeEmail: string; secret: string }): string {
+  const ids = `${encodeURIComponent(input.organisationId)}/${encodeURIComponent(input.ticketId)}`;
+  return `${withoutTrailingSlash(input.baseUrl)}${HOLDER_TICKET_PAGE_PATH}/${ids}/${ticketHolderPageToken(input)}`;
 }
 
 /** Whether `token` was made for this ticket held by this attendee, compared in constant time. */
-export function verifyTicketHolderToken(input: { ticketId: string; attendeeEmail: string; token: string; secret: string }): boolean {
+export function verifyTicketHolderToken(input: { organisationId: string; ticketId: string; attendeeEmail: string; token: string; secret: string }): boolean {
   return sameToken(ticketHolderPageToken(input), input.token);
 }
