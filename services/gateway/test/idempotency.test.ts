@@ -44,7 +44,7 @@ beforeAll(async () => {
   app.use(requestContext('https://docs.example.com/errors'));
   app.use(authenticate(new KeyResolver(keys, admission), admission));
   app.use(jsonBody);
-  app.use(idempotency(new IdempotencyStore(redis, 500), logger));
+  app.use(idempotency(new IdempotencyStore(redis, 500), logger, [{ method: 'post', expressPath: '/things' }]));
   app.post('/things', async (req, res) => {
     runs += 1;
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -158,6 +158,32 @@ describe('Idempotency-Key', () => {
 
   it('accepts a key of exactly 255 characters', async () => {
     expect((await post('{}', { idempotencyKey: 'k'.repeat(255) })).status).toBe(201);
+  });
+});
+
+describe('Idempotency-Key on a request no route takes (D384)', () => {
+  const send = async (method: string, path: string, idempotencyKey: string) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+      body: '{"a":1}',
+    });
+    return { status: response.status, code: ((await response.json()) as { error?: { code: string } }).error?.code };
+  };
+
+  it('answers an unknown method with 404 route_not_found, even with a key used by a routed request', async () => {
+    const key = `route-${randomBase62(10)}`;
+    expect((await send('POST', '/things', key)).status).toBe(201);
+    expect(await send('PATCH', '/things', key)).toEqual({ status: 404, code: 'route_not_found' });
+    expect(await send('DELETE', '/nowhere', key)).toEqual({ status: 404, code: 'route_not_found' });
+  });
+
+  it('never records the key of an unroutable request: the routed request with it runs', async () => {
+    const key = `route-${randomBase62(10)}`;
+    expect(await send('PATCH', '/things', key)).toEqual({ status: 404, code: 'route_not_found' });
+    expect(await send('POST', '/nowhere', key)).toEqual({ status: 404, code: 'route_not_found' });
+    const routed = await send('POST', '/things', key);
+    expect(routed.status).toBe(201);
   });
 });
 

@@ -64,7 +64,7 @@ export function createApp(deps: AppDependencies): Express {
   const admission = new KeyAdmission(deps.redis);
   app.use(authenticate(new KeyResolver(deps.keys, admission), admission, deps.keyUsage));
   app.use(jsonBody);
-  app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger));
+  app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger, API_OPERATIONS));
 
   mountEventStream(app, deps.eventStreams);
   mountOperations(app, API_OPERATIONS, {

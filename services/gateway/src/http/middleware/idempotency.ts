@@ -5,13 +5,17 @@
  * `422 idempotency_key_reused`; while the first still runs, `409
  * idempotency_request_in_progress`; a 5xx is not remembered. "The same
  * request" is the method, the path and the body as canonical JSON (key order
- * and white space do not matter); see docs/decisions.md.
+ * and white space do not matter); see docs/decisions.md. A request no
+ * operation routes (an unknown path or method) passes straight to the
+ * `404 route_not_found` and its key is never recorded (D384).
  */
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError, type Logger } from '@partner-api/shared';
 import type { StoredKey } from '../../domain/api-keys';
 import type { IdempotencyRecord, IdempotencyStore } from '../../storage/idempotency-store';
+import type { Operation } from '../operation';
+import { templateMatcher, UNMATCHED_ROUTE } from './request-metrics';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 
@@ -35,12 +39,15 @@ function replay(res: Response, record: Extract<IdempotencyRecord, { state: 'done
   res.status(record.response.status).end(Buffer.from(record.response.body, 'base64'));
 }
 
-export function idempotency(store: IdempotencyStore, logger: Logger): RequestHandler {
+/** `operations`: the routes behind this middleware; a request none of them takes is not remembered. */
+export function idempotency(store: IdempotencyStore, logger: Logger, operations: readonly Pick<Operation, 'method' | 'expressPath'>[]): RequestHandler {
   const remembered = rememberedWrite(store, logger);
+  const routeOf = templateMatcher(operations);
   // Reads and key-less writes pass straight through, without an async call (a promise) per request.
   return (req, res, next) => {
     const header = req.header('Idempotency-Key');
     if (!WRITE_METHODS.has(req.method) || header === undefined) return next();
+    if (routeOf(req.method, req.path) === UNMATCHED_ROUTE) return next();
     return remembered(header, req, res, next);
   };
 }

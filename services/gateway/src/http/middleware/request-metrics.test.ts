@@ -10,6 +10,10 @@ describe('route templates for requests refused before routing', () => {
     expect(templateOf('POST', '/checkout_sessions')).toBe('/checkout_sessions');
   });
 
+  it('When the path differs only in case, then it names the template Express routes it to', () => {
+    expect(templateOf('POST', '/Checkout_Sessions')).toBe('/checkout_sessions');
+  });
+
   it('When no operation has the method and path, then the label is unmatched', () => {
     expect(templateOf('GET', '/no-such-route/abc')).toBe(UNMATCHED_ROUTE);
     expect(templateOf('DELETE', '/checkout_sessions')).toBe(UNMATCHED_ROUTE);

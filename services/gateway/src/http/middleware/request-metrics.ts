@@ -25,7 +25,8 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 export function templateMatcher(operations: readonly Pick<Operation, 'method' | 'expressPath'>[]): (method: string, path: string) => string {
   const templates: Template[] = operations.map(({ method, expressPath }) => ({
     method: method.toUpperCase(),
-    pattern: new RegExp(`^${expressPath.split(/:\w+/).map(escapeRegExp).join('[^/]+')}/?$`),
+    // Case-insensitive, as Express's router matches by default: what it would route, this names.
+    pattern: new RegExp(`^${expressPath.split(/:\w+/).map(escapeRegExp).join('[^/]+')}/?$`, 'i'),
     route: expressPath,
   }));
   return (method, path) => {
