@@ -154,16 +154,16 @@ describe('queries', () => {
 });
 
 describe("what Node's parser refuses", () => {
-  it('answers over-long headers with 431 in the envelope', async () => {
+  it('answers over-long headers with 400 parameter_invalid, the status of the code (D385)', async () => {
     const answer = await call('/events', { headers: { 'X-Padding': 'p'.repeat(20_000) } });
-    expectEnvelope(answer, 431, 'parameter_invalid', null);
+    expectEnvelope(answer, 400, 'parameter_invalid', null);
     expect(answer.body.error?.type).toBe('invalid_request_error');
     expect(answer.requestId).toMatch(/^req_/);
     expect(answer.body.error?.request_id).toBe(answer.requestId);
   });
 
-  it('answers an over-long query string with 431 in the envelope', async () => {
-    expectEnvelope(await call(`/events?q=${'q'.repeat(20_000)}`), 431, 'parameter_invalid', null);
+  it('answers an over-long query string with 400 parameter_invalid in the envelope', async () => {
+    expectEnvelope(await call(`/events?q=${'q'.repeat(20_000)}`), 400, 'parameter_invalid', null);
   });
 
   it('answers a bare LF inside a header with 400 in the envelope', async () => {
@@ -179,5 +179,36 @@ describe("what Node's parser refuses", () => {
   it('answers OPTIONS as an unknown route in the envelope, not text/plain', async () => {
     const answer = await call('/events', { method: 'OPTIONS' });
     expectEnvelope(answer, 404, 'route_not_found', null);
+  });
+
+  it('answers CONNECT as an unknown route in the envelope instead of closing the connection (D387)', async () => {
+    const reply = await rawRequest(`CONNECT 127.0.0.1:${new URL(harness.baseUrl).port} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    const [head, body] = reply.split('\r\n\r\n') as [string, string];
+    expect(head).toMatch(/^HTTP\/1\.1 404 Not Found/);
+    expect(head).toMatch(/Service-Version: 2026-10-18/);
+    const requestId = /Request-Id: (\S+)/.exec(head)?.[1];
+    expect(JSON.parse(body).error).toMatchObject({ type: 'not_found_error', code: 'route_not_found', param: null, request_id: requestId });
+  });
+});
+
+describe('two Authorization headers (D386)', () => {
+  const twoKeys = (first: string, second: string) =>
+    rawRequest(`GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${first}\r\nauthorization: Bearer ${second}\r\nConnection: close\r\n\r\n`);
+
+  it.each([
+    ['a valid key first', () => [harness.liveKey, 'svc_live_0123456789abcdefghijABCDEFGHIJ01']],
+    ['a valid key second', () => ['svc_live_0123456789abcdefghijABCDEFGHIJ01', harness.liveKey]],
+    ['the same key twice', () => [harness.liveKey, harness.liveKey]],
+  ])('are 400 parameter_invalid with param Authorization, with %s', async (_, keys) => {
+    const [first, second] = keys() as [string, string];
+    const reply = await twoKeys(first, second);
+    const [head, body] = reply.split('\r\n\r\n') as [string, string];
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+    expect(JSON.parse(body).error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param: 'Authorization' });
+  });
+
+  it('one Authorization header still works', async () => {
+    const reply = await rawRequest(`GET /events?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${harness.liveKey}\r\nConnection: close\r\n\r\n`);
+    expect(reply).toMatch(/^HTTP\/1\.1 200 OK/);
   });
 });

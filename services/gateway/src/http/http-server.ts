@@ -37,13 +37,32 @@ function expressMessageClasses(app: Express): http.ServerOptions {
 
 /** What Node's parser refuses before Express sees a request: the status Node would send, in our envelope. */
 function parserRefusal(code: string | undefined): ApiError {
+  // 400, as the spec's table gives parameter_invalid: it has no code of 431's (D385).
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return new ApiError('parameter_invalid', 'The request line and headers together exceed 16 KB.', null, 431);
+    return new ApiError('parameter_invalid', 'The request line and headers together exceed 16 KB.', null);
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return new ApiError('parameter_invalid', 'The request did not arrive in time.', null, 408);
   }
   return new ApiError('parameter_invalid', 'The request is not valid HTTP/1.1 (for example a bare CR or LF in a header).', null);
+}
+
+/** Writes `refusal` in the envelope with the usual headers straight to the socket, and closes it. */
+function endWithEnvelope(socket: Duplex, refusal: ApiError, docsBaseUrl: string): void {
+  const requestId = newRequestId();
+  const body = JSON.stringify(errorEnvelope(refusal, requestId, docsBaseUrl));
+  socket.end(
+    [
+      `HTTP/1.1 ${refusal.httpStatus} ${http.STATUS_CODES[refusal.httpStatus]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `Request-Id: ${requestId}`,
+      `Service-Version: ${API_VERSION}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
 }
 
 /**
@@ -56,21 +75,18 @@ function answerClientErrors(docsBaseUrl: string) {
       socket.destroy();
       return;
     }
-    const refusal = parserRefusal(error.code);
-    const requestId = newRequestId();
-    const body = JSON.stringify(errorEnvelope(refusal, requestId, docsBaseUrl));
-    socket.end(
-      [
-        `HTTP/1.1 ${refusal.httpStatus} ${http.STATUS_CODES[refusal.httpStatus]}`,
-        'Content-Type: application/json; charset=utf-8',
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        `Request-Id: ${requestId}`,
-        `Service-Version: ${API_VERSION}`,
-        'Connection: close',
-        '',
-        body,
-      ].join('\r\n'),
-    );
+    endWithEnvelope(socket, parserRefusal(error.code), docsBaseUrl);
+  };
+}
+
+/**
+ * Node hands `CONNECT` to a `connect` listener and, with none, closes the
+ * connection unanswered. No operation has the method: `404 route_not_found`
+ * like any other method an endpoint lacks (D387).
+ */
+function answerConnect(docsBaseUrl: string) {
+  return (req: http.IncomingMessage, socket: Duplex) => {
+    endWithEnvelope(socket, new ApiError('route_not_found', `Unrecognised request URL (CONNECT ${req.url ?? ''}).`), docsBaseUrl);
   };
 }
 
@@ -78,5 +94,6 @@ export function createHttpServer(app: Express, docsBaseUrl: string): http.Server
   const server = http.createServer(expressMessageClasses(app), app);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientErrors(docsBaseUrl));
+  server.on('connect', answerConnect(docsBaseUrl));
   return server;
 }

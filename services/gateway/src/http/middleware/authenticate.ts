@@ -1,7 +1,8 @@
 /**
  * Bearer key → the key's record, checked in a fixed order (docs/decisions.md
  * D3): missing → malformed/unknown → revoked → expired → IP allowlist →
- * rate limit. The record comes from the process cache; the rate-limit
+ * rate limit. More than one Authorization header is refused before any of
+ * them is read (D386). The record comes from the process cache; the rate-limit
  * script confirms it is current, and a stale copy is re-read and every check
  * run again, so operator changes bite on the next request. A key the
  * admission script admits is noted as used (domain/key-usage.ts, D310).
@@ -19,6 +20,16 @@ function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new ApiError('invalid_api_key', 'The Authorization header must be "Bearer <API_KEY>".');
   return match[1];
+}
+
+/** Node keeps only the first Authorization header in `headers`; the raw list has every one. */
+function authorizationHeaderCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count += 1;
+  }
+  return count;
 }
 
 function checkKey(key: StoredKey | null, callerIp: string, now: Date): StoredKey {
@@ -46,6 +57,9 @@ export function authenticate(
   clock: () => Date = () => new Date(),
 ): RequestHandler {
   return async (req, res, next) => {
+    if (req.headers.authorization !== undefined && authorizationHeaderCount(req.rawHeaders) > 1) {
+      throw new ApiError('parameter_invalid', 'Send one Authorization header, not several.', 'Authorization');
+    }
     const secret = bearerToken(req.headers.authorization);
     if (secret === undefined) {
       throw new ApiError('missing_api_key', 'No API key provided. Send "Authorization: Bearer <API_KEY>".');
