@@ -3,6 +3,7 @@
  * this process), PostgreSQL, Redis and Kafka; the card processor is the
  * simulated one, whose ledger the test reads. Partial then full refunds,
  * the order's status rule, order.refunded, stock back or kept off sale; a
+ * partial amount then the default and the other way round (D390); a
  * retried refund id refunds once; two refunds of the same tickets at once:
  * one goes through, the money moves once; bad input changes nothing.
  */
@@ -91,6 +92,48 @@ describe('refunding an order', () => {
     expect(order).toMatchObject({ status: 'refunded', refundedAmount: '25.00' });
     expect(await backends.available(ctx, event.slug)).toBe(3);
     expect(refundsOf(await chargeOf(orderId)).map((refund) => refund.amountCents)).toEqual([2500n]);
+  });
+
+  it("refunds the other ticket's share after a ticket refunded with a smaller amount; the rest of that ticket's share is not refunded", async () => {
+    const event = await backends.eventOnSale(ctx, 10, '30.00');
+    const orderId = await paidOrder(orders, ctx, event, 2);
+    const [first, second] = (await client.getOrder({ id: orderId }, ctx)).tickets.map((ticket) => ticket.id);
+
+    const partial = await client.refundOrder({ id: orderId, refundId: randomUUID(), ticketIds: [first!], amount: '12.50' }, ctx);
+    expect(partial).toMatchObject({ status: 'partially_refunded', refundedAmount: '12.50' });
+    const rest = await client.refundOrder({ id: orderId, refundId: randomUUID() }, ctx);
+    expect(rest).toMatchObject({ status: 'refunded', refundedAmount: '42.50' });
+    expect(rest.tickets.map((ticket) => ticket.status)).toEqual(['refunded', 'refunded']);
+    expect(refundsOf(await chargeOf(orderId)).map((refund) => refund.amountCents)).toEqual([1250n, 3000n]);
+    expect((await backends.refundEvents(orderId)).map((event) => event.data.refunded_ticket_ids)).toEqual([[Number(first)], [Number(second)]]);
+  });
+
+  it('takes a smaller amount for the last ticket after a refund by default, and a larger amount only up to what is left', async () => {
+    const event = await backends.eventOnSale(ctx, 10, '30.00');
+    const orderId = await paidOrder(orders, ctx, event, 3);
+    const [first, second, third] = (await client.getOrder({ id: orderId }, ctx)).tickets.map((ticket) => ticket.id);
+
+    expect(await client.refundOrder({ id: orderId, refundId: randomUUID(), ticketIds: [first!] }, ctx)).toMatchObject({ refundedAmount: '30.00' });
+    expect(await client.refundOrder({ id: orderId, refundId: randomUUID(), ticketIds: [second!], amount: '12.50' }, ctx)).toMatchObject({
+      status: 'partially_refunded',
+      refundedAmount: '42.50',
+    });
+    // An amount of its own may return more than the ticket's share, never more than paid minus refunded.
+    const tooMuch = await refundError(client.refundOrder({ id: orderId, refundId: randomUUID(), ticketIds: [third!], amount: '47.51' }, ctx));
+    expect(tooMuch).toMatchObject({ code: 'parameter_invalid', param: 'amount' });
+    expect(tooMuch.message).toContain('47.50');
+    const last = await client.refundOrder({ id: orderId, refundId: randomUUID(), ticketIds: [third!], amount: '47.50' }, ctx);
+    expect(last).toMatchObject({ status: 'refunded', refundedAmount: '90.00' });
+    expect(refundsOf(await chargeOf(orderId)).map((refund) => refund.amountCents)).toEqual([3000n, 1250n, 4750n]);
+  });
+
+  it('never refunds by default more than is left after a larger amount of its own', async () => {
+    const event = await backends.eventOnSale(ctx, 10, '30.00');
+    const orderId = await paidOrder(orders, ctx, event, 2);
+    const [first] = (await client.getOrder({ id: orderId }, ctx)).tickets.map((ticket) => ticket.id);
+    await client.refundOrder({ id: orderId, refundId: randomUUID(), ticketIds: [first!], amount: '50.00' }, ctx);
+    expect(await client.refundOrder({ id: orderId, refundId: randomUUID() }, ctx)).toMatchObject({ status: 'refunded', refundedAmount: '60.00' });
+    expect(refundsOf(await chargeOf(orderId)).map((refund) => refund.amountCents)).toEqual([5000n, 1000n]);
   });
 
   it('refunds once when the same refund id is sent again, and refuses that id for another refund', async () => {

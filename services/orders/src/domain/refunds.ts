@@ -60,20 +60,39 @@ export interface RefundSettings {
 }
 
 /**
- * The money a refund of `tickets` returns by default (D222): their prices
- * scaled by what the order paid for its subtotal (a coupon's discount is
- * shared out), rounded down to the cent; the refund that takes the order's
- * last refundable tickets returns everything not yet refunded, so rounding
- * never leaves cents behind. Never more than is left.
+ * Each ticket's fixed share of what the order paid (D222, D390): its price
+ * scaled by total ÷ subtotal (a coupon's discount shared out), rounded down
+ * to the cent, and the cents that rounding leaves go one each to the
+ * tickets with the largest remainders (the lower id first on a tie). The
+ * shares add up to the total, so refunds by default return it to the cent
+ * in whatever order and groups the tickets are refunded.
  */
-export function defaultRefundCents(order: Pick<OrderRow, 'subtotal_cents' | 'total_cents'>, ticketPrices: bigint[], committed: bigint, last: boolean): bigint {
+export function ticketShares(order: Pick<OrderRow, 'subtotal_cents' | 'total_cents'>, tickets: Array<{ id: string; priceCents: bigint }>): Map<string, bigint> {
   const total = BigInt(order.total_cents);
-  const left = total - committed;
-  if (last) return left > 0n ? left : 0n;
   const subtotal = BigInt(order.subtotal_cents);
-  if (subtotal === 0n) return 0n;
-  const share = (ticketPrices.reduce((sum, price) => sum + price, 0n) * total) / subtotal;
-  return share < left ? share : left > 0n ? left : 0n;
+  if (subtotal === 0n) return new Map(tickets.map((ticket) => [ticket.id, 0n]));
+  const exact = tickets.map((ticket) => ({ id: ticket.id, share: (ticket.priceCents * total) / subtotal, remainder: (ticket.priceCents * total) % subtotal }));
+  let cents = total - exact.reduce((sum, ticket) => sum + ticket.share, 0n);
+  const byRemainder = [...exact].sort((a, b) => (a.remainder !== b.remainder ? (b.remainder > a.remainder ? 1 : -1) : BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  for (const ticket of byRemainder) {
+    if (cents <= 0n) break;
+    ticket.share += 1n;
+    cents -= 1n;
+  }
+  return new Map(exact.map((ticket) => [ticket.id, ticket.share]));
+}
+
+/**
+ * The money a refund of `chosen` returns by default: the sum of their
+ * shares, never more than is left (total − `committed`). A ticket refunded
+ * earlier with an amount of its own, or voided, keeps the rest of its
+ * share with the organiser: no later default refund picks it up (D390).
+ */
+export function defaultRefundCents(shares: Map<string, bigint>, chosen: string[], committed: bigint, total: bigint): bigint {
+  const share = chosen.reduce((sum, id) => sum + (shares.get(id) ?? 0n), 0n);
+  const left = total - committed;
+  if (left <= 0n) return 0n;
+  return share < left ? share : left;
 }
 
 /** `refunded` once no ticket of the order is left valid or checked in (void ones aside); else `partially_refunded` (D221). */
@@ -151,13 +170,13 @@ export class Refunds {
         if (raced) return raced;
         const taken = await this.refunds.claimed(client, chosen);
         if (taken.length > 0) throw new ApiError('parameter_invalid', `Ticket ${taken.join(', ')} is already refunded or being refunded.`, 'ticket_ids');
-        const claimedBefore = new Set(await this.refunds.claimedForOrder(client, orderId));
-        const open = tickets.filter((ticket) => ticket.status !== 'void' && !claimedBefore.has(String(ticket.id)));
-        const last = open.every((ticket) => chosen.includes(String(ticket.id)));
         const committed = await this.refunds.committedCents(client, orderId);
         const left = BigInt(order.total_cents) - committed;
-        const prices = chosen.map((id) => BigInt(parseCents(byId.get(id)!.price ?? '0.00')));
-        const amount = input.amountCents ?? defaultRefundCents(order, prices, committed, last);
+        const shares = ticketShares(
+          order,
+          tickets.map((ticket) => ({ id: String(ticket.id), priceCents: BigInt(parseCents(ticket.price ?? '0.00')) })),
+        );
+        const amount = input.amountCents ?? defaultRefundCents(shares, chosen, committed, BigInt(order.total_cents));
         if (amount > left) throw new ApiError('parameter_invalid', `At most ${formatCents(left)} of this order is left to refund.`, 'amount');
         if (amount > 0n && !reference) throw new ApiError('parameter_invalid', 'This order was not paid through the card processor: it can only be refunded with amount 0.00.', 'amount');
         if (isDryRun(ctx)) return undefined;

@@ -35,15 +35,6 @@ export class RefundRepository {
     return rows.map((row) => row.ticket_id);
   }
 
-  /** Every ticket of the order a refund claims: refunded, or being refunded. */
-  async claimedForOrder(client: PoolClient, orderId: string): Promise<string[]> {
-    const { rows } = await client.query<{ ticket_id: string }>(
-      'SELECT t.ticket_id FROM refund_tickets t JOIN refunds r ON r.id = t.refund_id WHERE r.order_id = $1',
-      [orderId],
-    );
-    return rows.map((row) => row.ticket_id);
-  }
-
   /** Money the order's refunds return or may still return (every refund not failed). */
   async committedCents(client: PoolClient, orderId: string): Promise<bigint> {
     const { rows } = await client.query<{ cents: string }>(
