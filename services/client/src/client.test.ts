@@ -128,11 +128,21 @@ describe('retries of a write', () => {
 });
 
 describe("the server's wait", () => {
-  it('when a 429 says Retry-After: 1, then the retry comes no sooner than a second later', async () => {
+  it('when a 429 says Retry-After: 1, then the retry comes no sooner than a second later, within its jitter', async () => {
     replies = [apiError(429, 'rate_limited', 'rate_limit_error', { 'retry-after': '1', 'ratelimit-remaining': '0', 'ratelimit-reset': '1' }), json(200, { object: 'event', id: 1 })];
-    await client({ minDelayMs: 1 }).events.retrieve(1);
+    await client({ minDelayMs: 1, retryAfterJitter: 0.2 }).events.retrieve(1);
     expect(seen).toHaveLength(2);
-    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(950);
+    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(990);
+    expect(seen[1]!.at - seen[0]!.at).toBeLessThan(1200 + 500);
+  });
+
+  it('when a checkout is refused with 429 on every attempt, then after maxRetries retries the 429 is thrown with the wait the server asked for', async () => {
+    replies = Array(4).fill(apiError(429, 'rate_limited', 'rate_limit_error', { 'retry-after': '0.05' }));
+    const error = await client({ maxRetries: 2 }).checkoutSessions.create(checkoutBody).catch((caught: unknown) => caught);
+    expect(PartnerApiError.is(error, 'rate_limited')).toBe(true);
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 50 });
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen.map((request) => request.idempotencyKey)).size).toBe(1);
   });
 
   it('when a 429 has no Retry-After but the window is spent, then RateLimit-Reset is waited for', async () => {
@@ -146,6 +156,7 @@ describe("the server's wait", () => {
     const error = await client({ maxDelayMs: 1000 }).events.retrieve(1).catch((caught: unknown) => caught);
     expect(PartnerApiError.is(error, 'rate_limited')).toBe(true);
     expect((error as PartnerApiError).headers.get('retry-after')).toBe('30');
+    expect((error as PartnerApiError).retryAfterMs).toBe(30_000);
     expect(seen).toHaveLength(1);
   });
 });
@@ -202,5 +213,6 @@ describe('errors', () => {
     expect(() => createPartnerClient({ apiKey: 'sk_nope', baseUrl })).toThrow(/apiKey/);
     expect(() => createPartnerClient({ apiKey: 'svc_test_abc', baseUrl: 'not a url' })).toThrow(/baseUrl/);
     expect(() => createPartnerClient({ apiKey: 'svc_test_abc', baseUrl, retries: { maxRetries: -1 } })).toThrow(/maxRetries/);
+    expect(() => createPartnerClient({ apiKey: 'svc_test_abc', baseUrl, retries: { retryAfterJitter: -0.5 } })).toThrow(/retryAfterJitter/);
   });
 });

@@ -4,6 +4,7 @@
  * get any answer at all.
  */
 import type { components } from './gen/api';
+import { serverRequestedDelayMs } from './retry-policy';
 
 type ErrorBody = components['schemas']['Error']['error'];
 /** Every `error.code` the API documents, from the OpenAPI document. */
@@ -20,6 +21,12 @@ export class PartnerApiError<C extends ErrorCode = ErrorCode> extends Error {
   readonly docUrl: string | null;
   /** The response's headers (`Retry-After`, `RateLimit-*`, `Request-Id`). */
   readonly headers: Headers;
+  /**
+   * The wait the server asked for, in ms when the answer was made: `Retry-After` (seconds or an
+   * HTTP-date), else `RateLimit-Reset` when `RateLimit-Remaining` is 0; null when it named none.
+   * A `429` that outlasted the client's retries carries it, for the caller to schedule around.
+   */
+  readonly retryAfterMs: number | null;
 
   constructor(status: number, body: ErrorBody, headers: Headers) {
     super(body.message);
@@ -30,6 +37,7 @@ export class PartnerApiError<C extends ErrorCode = ErrorCode> extends Error {
     this.requestId = body.request_id ?? headers.get('request-id');
     this.docUrl = body.doc_url ?? null;
     this.headers = headers;
+    this.retryAfterMs = serverRequestedDelayMs(headers) ?? null;
   }
 
   /** True when the API answered `error`, narrowed to the codes given: `if (PartnerApiError.is(err, 'exceeds_availability'))`. */
