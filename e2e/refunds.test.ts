@@ -6,7 +6,8 @@
  * availability, check-in of a refunded ticket) and a signed
  * `order.refunded` reaching a partner's receiver with data.object equal to
  * what GET /orders/{id} returns; a retried refund id refunds once
- * (decisions D220–D229).
+ * (decisions D220–D229); a default refund after one with --amount returns
+ * its own tickets' share (D390).
  */
 import { execFile } from 'node:child_process';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
@@ -160,6 +161,58 @@ it('refunds a ticket, then the rest, through partnerctl: the API shows it and a 
   expect(await deliveries(3)).toHaveLength(2);
 }, 90_000);
 
+/** An order of `quantity` tickets at 30.00, paid on the hosted checkout. */
+async function paidOrder(quantity: number): Promise<Order> {
+  const inventory = inventoryClient();
+  const ctx = operatorContext(organisation.id);
+  const slug = uniqueSlug('refund-share');
+  try {
+    await inventory.upsertEvent({ fields: { slug, title: 'Refund Shares', startsAt: new Date(Date.now() + 5 * 86_400_000).toISOString(), timezone: 'UTC' } }, ctx);
+    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'All', capacity: 10n } }, ctx);
+    await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '30.00', bookingFee: '0.00', maxPerOrder: 5, poolIds: [pool.id] } }, ctx);
+    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+  } finally {
+    inventory.close();
+  }
+  const types = await api<{ data: Array<{ id: number }> }>(`/events/${slug}/ticket_types`, { key: organisation.key });
+  const session = await api<{ id: string; checkout_url: string }>('/checkout_sessions', {
+    method: 'POST',
+    key: organisation.key,
+    body: { event_id: slug, items: [{ ticket_type_id: types.body.data[0]!.id, quantity }] },
+  });
+  expect(session.status).toBe(201);
+  expect((await payCheckout(session.body.checkout_url, { email: 'ann@example.com', first_name: 'Ann', last_name: 'Lee', ...GOOD_CARD })).status).toBe(303);
+  return (await api<Order>(`/orders/${session.body.id}`, { key: organisation.key })).body;
+}
+
+it("refunds by default only the remaining ticket's share after a ticket refunded with --amount, in either order (D390)", async () => {
+  const refund = async (orderId: string, ...options: string[]) => {
+    const result = await partnerctl('order', 'refund', orderId, '--org', String(organisation.id), ...options);
+    expect(result).toMatchObject({ code: 0 });
+    return JSON.parse(result.stdout) as Order;
+  };
+
+  // A partial amount first, then the default: the other ticket's 30.00, not the 47.50 left.
+  const amountFirst = await paidOrder(2);
+  expect(amountFirst.total).toBe('60.00');
+  expect(await refund(amountFirst.id, '--tickets', String(amountFirst.tickets[0]!.id), '--amount', '12.50')).toMatchObject({ refunded_amount: '12.50' });
+  expect(await refund(amountFirst.id)).toMatchObject({ status: 'refunded', refunded_amount: '42.50' });
+  expect((await api<Order>(`/orders/${amountFirst.id}`, { key: organisation.key })).body).toMatchObject({ status: 'refunded', refunded_amount: '42.50' });
+
+  // The default first, then a partial amount: 30.00 and 12.50.
+  const defaultFirst = await paidOrder(2);
+  expect(await refund(defaultFirst.id, '--tickets', String(defaultFirst.tickets[0]!.id))).toMatchObject({ refunded_amount: '30.00' });
+  expect(await refund(defaultFirst.id, '--amount', '12.50')).toMatchObject({ status: 'refunded', refunded_amount: '42.50' });
+
+  // An explicit amount is bounded by paid minus refunded.
+  const bounded = await paidOrder(2);
+  await refund(bounded.id, '--tickets', String(bounded.tickets[0]!.id), '--amount', '12.50');
+  const tooMuch = await partnerctl('order', 'refund', bounded.id, '--org', String(organisation.id), '--amount', '47.51');
+  expect(tooMuch.code).toBe(1);
+  expect(tooMuch.stderr).toContain('At most 47.50');
+  expect(await refund(bounded.id, '--amount', '47.50')).toMatchObject({ status: 'refunded', refunded_amount: '60.00' });
+}, 90_000);
+
 it('tells the operator what is wrong and changes nothing', async () => {
   const unknown = await partnerctl('order', 'refund', randomUUID(), '--org', String(organisation.id));
   expect(unknown.code).toBe(1);
@@ -167,4 +220,5 @@ it('tells the operator what is wrong and changes nothing', async () => {
   const badTickets = await partnerctl('order', 'refund', randomUUID(), '--org', String(organisation.id), '--tickets', '1,x');
   expect(badTickets.code).not.toBe(0);
   expect(badTickets.stderr).toContain('ticket ids');
-});
+  // Two CLI processes: each start took up to 11 s on a loaded 2-core runner.
+}, 60_000);
