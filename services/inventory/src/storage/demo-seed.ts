@@ -1,8 +1,9 @@
 /**
  * Demo catalog: Australian venues and events for one organisation, covering
  * every event status and ticket type status, multi-pool and seated types and
- * an uncapped pool. Idempotent: slugs that exist are left alone. Times are
- * relative to `now`, so the demo stays current whenever it is seeded.
+ * an uncapped pool. Each event carries its venue's time zone. Idempotent:
+ * slugs that exist are left alone (but for that zone). Times are relative
+ * to `now`, so the demo stays current whenever it is seeded.
  */
 import type { Pool, PoolClient } from '@partner-api/shared';
 import { inTransaction } from '@partner-api/shared';
@@ -39,13 +40,22 @@ interface SeedEvent {
   types: SeedTicketType[];
 }
 
+/** Each venue with the IANA zone of its city; its events take that zone. */
 const VENUES = [
-  ['The Forum', 'the-forum-melbourne', '154 Flinders St', 'Melbourne', 'VIC', '3000', -37.8167, 144.9693, 'https://forummelbourne.example.com.au', '+61 3 9299 9700'],
-  ['Enmore Theatre', 'enmore-theatre-sydney', '118-132 Enmore Rd', 'Newtown', 'NSW', '2042', -33.8996, 151.1739, 'https://enmoretheatre.example.com.au', '+61 2 9550 3666'],
-  ['The Tivoli', 'the-tivoli-brisbane', '52 Costin St', 'Fortitude Valley', 'QLD', '4006', -27.4545, 153.0352, null, null],
-  ['Thebarton Theatre', 'thebarton-theatre-adelaide', '112 Henley Beach Rd', 'Torrensville', 'SA', '5031', -34.9197, 138.5627, null, '+61 8 8443 5255'],
-  ['Astor Theatre', 'astor-theatre-perth', '659 Beaufort St', 'Mount Lawley', 'WA', '6050', -31.9316, 115.8729, null, null],
+  ['The Forum', 'the-forum-melbourne', '154 Flinders St', 'Melbourne', 'VIC', '3000', -37.8167, 144.9693, 'https://forummelbourne.example.com.au', '+61 3 9299 9700', 'Australia/Melbourne'],
+  ['Enmore Theatre', 'enmore-theatre-sydney', '118-132 Enmore Rd', 'Newtown', 'NSW', '2042', -33.8996, 151.1739, 'https://enmoretheatre.example.com.au', '+61 2 9550 3666', 'Australia/Sydney'],
+  ['The Tivoli', 'the-tivoli-brisbane', '52 Costin St', 'Fortitude Valley', 'QLD', '4006', -27.4545, 153.0352, null, null, 'Australia/Brisbane'],
+  ['Thebarton Theatre', 'thebarton-theatre-adelaide', '112 Henley Beach Rd', 'Torrensville', 'SA', '5031', -34.9197, 138.5627, null, '+61 8 8443 5255', 'Australia/Adelaide'],
+  ['Astor Theatre', 'astor-theatre-perth', '659 Beaufort St', 'Mount Lawley', 'WA', '6050', -31.9316, 115.8729, null, null, 'Australia/Perth'],
 ] as const;
+
+/** The zone every demo event carried before each took its venue's; such events are corrected when the demo is seeded again. */
+const FORMER_DEMO_ZONE = 'Australia/Melbourne';
+
+interface SeededVenue {
+  id: string;
+  timezone: string;
+}
 
 function demoEvents(prefix: string): SeedEvent[] {
   const ga = (capacity: number | null, sold = 0) => ({ capacity, sold });
@@ -65,9 +75,9 @@ function demoEvents(prefix: string): SeedEvent[] {
   ];
 }
 
-async function upsertVenues(client: PoolClient): Promise<Map<string, string>> {
-  const ids = new Map<string, string>();
-  for (const [name, slug, line1, locality, state, postcode, lat, lng, url, phone] of VENUES) {
+async function upsertVenues(client: PoolClient): Promise<Map<string, SeededVenue>> {
+  const venues = new Map<string, SeededVenue>();
+  for (const [name, slug, line1, locality, state, postcode, lat, lng, url, phone, timezone] of VENUES) {
     const { rows } = await client.query<{ id: string }>(
       `INSERT INTO venues (name, slug, line1, locality, state, postal_code, country, lat, lng, url, phone)
        VALUES ($1, $2, $3, $4, $5, $6, 'AU', $7, $8, $9, $10)
@@ -75,28 +85,34 @@ async function upsertVenues(client: PoolClient): Promise<Map<string, string>> {
        RETURNING id`,
       [name, slug, line1, locality, state, postcode, lat, lng, url, phone],
     );
-    ids.set(slug, rows[0]!.id);
+    venues.set(slug, { id: rows[0]!.id, timezone });
   }
-  return ids;
+  return venues;
 }
 
-async function insertEvent(client: PoolClient, organisationId: number, venueId: string, seed: SeedEvent, now: number) {
+async function insertEvent(client: PoolClient, organisationId: number, venue: SeededVenue, seed: SeedEvent, now: number) {
   const startsAt = new Date(now + seed.startsInDays * DAY);
   const { rows } = await client.query<{ id: string }>(
     `INSERT INTO events (organisation_id, slug, title, summary, description, status, starts_at, ends_at,
                          timezone, doors, image_url, on_sale_at, venue_id, categories, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'Australia/Melbourne', $9, $10, $11, $12, $13, $14, $14)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $15, $9, $10, $11, $12, $13, $14, $14)
      ON CONFLICT (slug) DO NOTHING RETURNING id`,
     [
       organisationId, seed.slug, seed.title, seed.summary, `${seed.title}: ${seed.summary}.`, seed.status,
       startsAt, new Date(startsAt.getTime() + (seed.durationHours ?? 4) * HOUR), seed.doors,
       `https://images.example.com/events/${seed.slug}.jpg`,
       seed.onSaleInDays === undefined ? null : new Date(now + seed.onSaleInDays * DAY),
-      venueId, seed.categories, new Date(now - 30 * DAY),
+      venue.id, seed.categories, new Date(now - 30 * DAY), venue.timezone,
     ],
   );
   const eventId = rows[0]?.id;
-  if (!eventId) return; // already seeded
+  if (!eventId) {
+    // Already seeded; one seeded with the former zone takes its venue's.
+    await client.query('UPDATE events SET timezone = $3, updated_at = now() WHERE slug = $1 AND organisation_id = $2 AND timezone = $4 AND timezone <> $3', [
+      seed.slug, organisationId, venue.timezone, FORMER_DEMO_ZONE,
+    ]);
+    return;
+  }
   const poolIds = new Map<string, string>();
   for (const [name, pool] of Object.entries(seed.pools)) {
     const inserted = await client.query<{ id: string }>(
