@@ -91,6 +91,10 @@ export const grpcServiceEnv = (ports: { grpc: number; ops: number }) =>
       GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().nonnegative().default(60_000),
       /** How long calls in flight on such a connection may still run. */
       GRPC_MAX_CONNECTION_AGE_GRACE_MS: z.coerce.number().int().nonnegative().default(15_000),
+      /** Calls the server's handlers run at once; more wait (D443). */
+      GRPC_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(2_000),
+      /** How long a call may wait for a slot before it is answered RESOURCE_EXHAUSTED (0: at once). */
+      GRPC_MAX_QUEUE_MS: z.coerce.number().int().nonnegative().max(10_000).default(100),
     });
 
 /**

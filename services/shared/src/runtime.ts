@@ -13,7 +13,7 @@ import type { Registry } from 'prom-client';
 import type { z } from 'zod';
 import type { kafkaEnv, outboxRetentionEnv } from './config';
 import { createPool } from './db';
-import { addService, GrpcHealth, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
+import { addService, CallGate, GrpcHealth, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
 import { connectIdempotentProducer, connectOrClose, createKafka, ensureTopic } from './kafka';
 import { Lifecycle } from './lifecycle';
 import { createLogger, type Logger } from './logger';
@@ -35,6 +35,8 @@ export interface RuntimeConfig {
   LOG_LEVEL: string;
   GRPC_MAX_CONNECTION_AGE_MS?: number;
   GRPC_MAX_CONNECTION_AGE_GRACE_MS?: number;
+  GRPC_MAX_IN_FLIGHT?: number;
+  GRPC_MAX_QUEUE_MS?: number;
 }
 
 /** What the outbox relay and its retention read from a service's config (grpcServiceEnv). */
@@ -51,6 +53,7 @@ export class ServiceRuntime {
   readonly lifecycle: Lifecycle;
   readonly metrics: Registry;
   private grpcMetricsOf: GrpcServerMetrics | undefined;
+  private callGateOf: CallGate | undefined;
   private opsPort = 0;
   /** The bound gRPC port (0 until serveGrpc); tests bind port 0 and read it here. */
   grpcPort = 0;
@@ -120,11 +123,13 @@ export class ServiceRuntime {
    * committed only after `handle` resolved for it, so a process that dies
    * mid-chunk reads it again (handlers must be idempotent). A handler that
    * throws is retried by kafkajs with backoff. Each message is processed
-   * in a span under the trace its headers carry.
+   * in a span under the trace its headers carry. A new group starts at the
+   * topic's beginning unless `fromBeginning` is false (then at its end:
+   * for consumers that act on what happens from now on, such as mail).
    */
   async consume(
     kafkaConfig: { KAFKA_BROKERS: string[]; KAFKA_TOPIC: string },
-    group: { groupId: string; sessionTimeoutMs: number; chunkSize?: number },
+    group: { groupId: string; sessionTimeoutMs: number; chunkSize?: number; fromBeginning?: boolean },
     handle: (messages: ConsumedMessage[]) => Promise<unknown>,
   ): Promise<void> {
     const kafka = createKafka({ brokers: kafkaConfig.KAFKA_BROKERS, clientId: this.name, logger: this.logger });
@@ -136,7 +141,7 @@ export class ServiceRuntime {
       crashed = event.payload.restart ? undefined : event.payload.error;
     });
     await connectOrClose(consumer);
-    await consumer.subscribe({ topic: kafkaConfig.KAFKA_TOPIC, fromBeginning: true });
+    await consumer.subscribe({ topic: kafkaConfig.KAFKA_TOPIC, fromBeginning: group.fromBeginning ?? true });
     const chunkSize = group.chunkSize ?? 100;
     await consumer.run({
       partitionsConsumedConcurrently: partitions,
@@ -167,6 +172,14 @@ export class ServiceRuntime {
     this.lifecycle.onShutdown('kafka lag reader', () => lag.close());
   }
 
+  /** One bound on the calls the process runs at once, however many services it serves (D443). */
+  private get callGate(): CallGate {
+    return (this.callGateOf ??= new CallGate({
+      maxInFlight: this.config.GRPC_MAX_IN_FLIGHT ?? 2_000,
+      maxQueueMs: this.config.GRPC_MAX_QUEUE_MS ?? 100,
+    }));
+  }
+
   /** One set of gRPC server metrics per process, however many services it serves. */
   private get grpcMetrics(): GrpcServerMetrics {
     return (this.grpcMetricsOf ??= new GrpcServerMetrics(this.metrics));
@@ -180,7 +193,7 @@ export class ServiceRuntime {
     const health = new GrpcHealth([service.typeName]);
     const handle = await startGrpcServer(
       (server: grpc.Server) => {
-        addService(server, service, handlers, this.logger, this.grpcMetrics);
+        addService(server, service, handlers, this.logger, this.grpcMetrics, this.callGate);
         health.addToServer(server);
       },
       this.config.BIND_HOST,

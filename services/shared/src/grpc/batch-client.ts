@@ -78,13 +78,15 @@ export class CallCoalescer {
         return {
           method: `/${call.method.parent.typeName}/${call.method.name}`,
           request: toBinary(call.method.input, create(call.method.input, call.request as never)),
-          context: contextToMessage(call.ctx),
+          // Each call's own deadline: the server starts none whose caller has stopped waiting (D442).
+          context: { ...contextToMessage(call.ctx), deadlineUnixMs: BigInt(call.deadline.getTime()) },
           traceparent: carrier.traceparent ?? '',
         };
       }),
     });
     // The batch's own call belongs to no caller's trace; it travels under the first caller's context, for the server's logs.
-    const deadline = new Date(Math.min(...calls.map((call) => call.deadline.getTime())));
+    // It lasts as long as its longest call: one call near its deadline must not fail the others with it.
+    const deadline = new Date(Math.max(...calls.map((call) => call.deadline.getTime())));
     context.with(ROOT_CONTEXT, () =>
       this.sendBatch(request, contextToMetadata(calls[0]!.ctx, new Metadata()), deadline, (error, response) => {
         calls.forEach((call, index) => {

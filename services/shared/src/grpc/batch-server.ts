@@ -10,6 +10,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } f
 import type { Logger } from 'pino';
 import { ApiErrorSchema, type BatchedCall, type BatchedOutcomeSchema, type CallBatchRequest, type CallBatchResponseSchema } from '../gen/partnerapi/common/v1/common_pb';
 import { ApiError, grpcStatusForHttp } from '../errors';
+import { CallShed, type CallGate } from './call-gate';
 import { contextFromMessage, type RequestContext } from './context';
 import type { GrpcServerMetrics } from './server-metrics';
 
@@ -41,6 +42,7 @@ export class BatchDispatcher {
   constructor(
     private readonly logger: Logger,
     private readonly metrics: GrpcServerMetrics | undefined,
+    private readonly gate: CallGate | undefined,
   ) {}
 
   /** `path` is the gRPC method path, `/package.Service/Method`. */
@@ -60,12 +62,13 @@ export class BatchDispatcher {
     // Named as grpc-js's instrumentation names a call that came alone.
     const span = tracer().startSpan(`grpc.${call.method.slice(1)}`, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.batched': true } }, parent);
     try {
-      const response = await context.with(trace.setSpan(parent, span), () =>
-        method.handler(fromBinary(method.input, call.request), contextFromMessage(call.context)),
-      );
+      const ctx = contextFromMessage(call.context);
+      const work = () => context.with(trace.setSpan(parent, span), () => method.handler(fromBinary(method.input, call.request), ctx));
+      const response = await (this.gate ? this.gate.run(ctx.deadline ?? Infinity, work) : work());
       done?.(GrpcStatus.OK);
       return { outcome: { case: 'response', value: toBinary(method.output, create(method.output, response)) } };
     } catch (error) {
+      if (error instanceof CallShed) this.metrics?.shed(method.service, method.name, error.reason);
       const apiError = asApiError(error, this.logger, method.name);
       span.setStatus({ code: SpanStatusCode.ERROR, message: apiError.code });
       done?.(grpcStatusForHttp(apiError.httpStatus));

@@ -146,8 +146,9 @@ export function createServiceClient<M extends GenServiceMethods>(
         return sendWhenReady(request, ctx, deadline);
       });
     const call = sideEffectFree(method) ? sendRead : sendWrite;
+    // The call's own time, never past the request it serves (D442).
     methods[method.localName] = (request: unknown, ctx: RequestContext, callOptions?: { deadlineMs?: number }) =>
-      call(request, ctx, new Date(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS)));
+      call(request, ctx, new Date(Math.min(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS), ctx.deadline ?? Infinity)));
   }
   methods.close = () => client.close();
   return methods as ServiceClient<M>;

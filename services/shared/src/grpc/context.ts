@@ -14,6 +14,13 @@ export interface RequestContext {
   readonly mode: KeyMode;
   readonly keyId: number;
   readonly requestId: string;
+  /**
+   * When the caller stops waiting (ms since the epoch): the edge request's
+   * deadline, carried by every call made for it (D442). A service starts no
+   * work for a call whose deadline has passed. Absent for work of the
+   * platform's own (sweepers, relays), which has only each call's default.
+   */
+  readonly deadline?: number;
 }
 
 const KEYS = {
@@ -37,29 +44,31 @@ function single(metadata: Metadata, key: string): string {
 }
 
 /** A call without a complete context is a bug in the caller. */
-function checkedContext(organisationId: number, mode: string, keyId: number, requestId: string): RequestContext {
+function checkedContext(organisationId: number, mode: string, keyId: number, requestId: string, deadline: number): RequestContext {
   if (!Number.isSafeInteger(organisationId) || organisationId <= 0 || (mode !== 'live' && mode !== 'test')) {
     throw new ApiError('internal_error', 'Internal call without a request context.');
   }
-  return { organisationId, mode, keyId, requestId };
+  return Number.isFinite(deadline) && deadline > 0 ? { organisationId, mode, keyId, requestId, deadline } : { organisationId, mode, keyId, requestId };
 }
 
-export function contextFromMetadata(metadata: Metadata): RequestContext {
+/** `deadline`: the call's own (grpc-js's `getDeadline()`), Infinity when it has none. */
+export function contextFromMetadata(metadata: Metadata, deadline: number = Infinity): RequestContext {
   return checkedContext(
     Number(single(metadata, KEYS.organisationId)),
     single(metadata, KEYS.mode),
     Number(single(metadata, KEYS.keyId)),
     single(metadata, KEYS.requestId),
+    deadline,
   );
 }
 
-/** The context of a call that travels inside a batch (see batch-client.ts). */
+/** The context of a call that travels inside a batch (see batch-client.ts), which adds the call's deadline. */
 export function contextToMessage(ctx: RequestContext): MessageInitShape<typeof CallContextSchema> {
   return { organisationId: BigInt(ctx.organisationId), mode: ctx.mode, keyId: BigInt(ctx.keyId), requestId: ctx.requestId };
 }
 
 export function contextFromMessage(message: CallContext | undefined): RequestContext {
-  return checkedContext(Number(message?.organisationId ?? 0), message?.mode ?? '', Number(message?.keyId ?? 0), message?.requestId ?? '');
+  return checkedContext(Number(message?.organisationId ?? 0), message?.mode ?? '', Number(message?.keyId ?? 0), message?.requestId ?? '', Number(message?.deadlineUnixMs ?? 0));
 }
 
 /**
@@ -71,6 +80,15 @@ export function contextFromMessage(message: CallContext | undefined): RequestCon
 export const ALL_ORGANISATIONS = Number.MAX_SAFE_INTEGER;
 
 export const allOrganisationsContext = (requestId: string): RequestContext => ({ organisationId: ALL_ORGANISATIONS, mode: 'live', keyId: 0, requestId });
+
+/**
+ * The context for work that must be done even though the request's caller
+ * stopped waiting: giving back what was taken for it (D442).
+ */
+export const withoutDeadline = ({ organisationId, mode, keyId, requestId }: RequestContext): RequestContext => ({ organisationId, mode, keyId, requestId });
+
+/** Whether the caller has stopped waiting for this call's answer. */
+export const deadlinePassed = (ctx: RequestContext, now = Date.now()): boolean => ctx.deadline !== undefined && now >= ctx.deadline;
 
 /** Test-mode writes are validated in full but change nothing. */
 export const isDryRun = (ctx: RequestContext): boolean => ctx.mode === 'test';

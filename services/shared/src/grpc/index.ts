@@ -6,3 +6,4 @@ export * from './call-errors';
 export * from './batch-client';
 export * from './server-metrics';
 export * from './health';
+export * from './call-gate';

@@ -11,6 +11,7 @@ import { ApiErrorSchema, CallBatchService } from '../gen/partnerapi/common/v1/co
 import { grpcStatusForHttp } from '../errors';
 import { apiErrorMessage, asApiError, BatchDispatcher, type BatchableMethod } from './batch-server';
 import { API_ERROR_METADATA_KEY, HTTP_STATUS_METADATA_KEY } from './call-errors';
+import { CallShed, type CallGate } from './call-gate';
 import { contextFromMetadata, type RequestContext } from './context';
 import { grpcServiceDefinition } from './definition';
 import type { GrpcServerMetrics } from './server-metrics';
@@ -49,11 +50,12 @@ const batchDispatchers = new WeakMap<grpc.Server, BatchDispatcher>();
  * The server's CallBatchService, added with its first service: every method
  * of every service it serves can also be called in a batch.
  */
-function batchDispatcher(server: grpc.Server, logger: Logger, metrics: GrpcServerMetrics | undefined): BatchDispatcher {
+function batchDispatcher(server: grpc.Server, logger: Logger, metrics: GrpcServerMetrics | undefined, gate: CallGate | undefined): BatchDispatcher {
   let dispatcher = batchDispatchers.get(server);
   if (!dispatcher) {
-    const created = new BatchDispatcher(logger, metrics);
+    const created = new BatchDispatcher(logger, metrics, gate);
     batchDispatchers.set(server, created);
+    // The batch itself takes no slot of the gate: each call in it takes its own.
     addService(server, CallBatchService, { callBatch: (request) => created.dispatch(request) }, logger, metrics);
     dispatcher = created;
   }
@@ -66,9 +68,11 @@ export function addService<M extends GenServiceMethods>(
   handlers: Partial<ServiceHandlers<M>>,
   logger: Logger,
   metrics?: GrpcServerMetrics,
+  /** Bounds the calls the server runs at once (D443); every method of the service goes through it. */
+  gate?: CallGate,
 ): void {
   const implementation: grpc.UntypedServiceImplementation = {};
-  const batches = (service as GenService<GenServiceMethods>) === CallBatchService ? undefined : batchDispatcher(server, logger, metrics);
+  const batches = (service as GenService<GenServiceMethods>) === CallBatchService ? undefined : batchDispatcher(server, logger, metrics, gate);
   for (const method of service.methods) {
     const handler = handlers[method.localName as keyof M];
     // Methods a service does not implement yet answer UNIMPLEMENTED (grpc-js default).
@@ -87,11 +91,14 @@ export function addService<M extends GenServiceMethods>(
       const done = metrics?.start(service.typeName, method.name);
       void (async () => {
         try {
-          const ctx = contextFromMetadata(call.metadata);
-          const result = await handler(call.request as never, ctx);
+          const deadline = Number(call.getDeadline());
+          const ctx = contextFromMetadata(call.metadata, deadline);
+          const run = () => handler(call.request as never, ctx);
+          const result = await (gate ? gate.run(deadline, run) : run());
           callback(null, create(method.output, result as never));
           done?.(grpc.status.OK);
         } catch (error) {
+          if (error instanceof CallShed) metrics?.shed(service.typeName, method.name, error.reason);
           const serviceError = toServiceError(error, logger, method.name);
           callback(serviceError);
           done?.(serviceError.code);
