@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { ApiError, formatCents, formatTimestamp, type gen, isDryRun, notFound, parseCents, ServiceUnanswered, type Logger, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { ApiError, CallShed, deadlinePassed, formatCents, formatTimestamp, type gen, isDryRun, notFound, parseCents, ServiceUnanswered, withoutDeadline, type Logger, type RequestContext, type ServiceClient } from '@partner-api/shared';
 import type { CheckoutRepository, CouponRow, SessionRow } from '../storage/checkout-repository';
 import { API_CHANNEL, type ChannelOfSession } from './sales-channels';
 import { platformContext } from './fulfilment';
@@ -88,6 +88,13 @@ export class CheckoutSessions {
       if (claim.retried) await this.release(id, ctx);
       await this.repository.markFailed(id);
       throw error;
+    }
+    if (deadlinePassed(ctx, this.clock().getTime())) {
+      // Its caller has stopped waiting and will never see this session: the hold goes back now, not in 15 minutes (D444).
+      // A retry with the same Idempotency-Key claims the failed session again and holds afresh.
+      await this.release(id, ctx);
+      await this.repository.markFailed(id);
+      throw new CallShed('deadline');
     }
 
     let coupon: CouponRow | undefined;
@@ -235,10 +242,26 @@ export class CheckoutSessions {
     return this.view(session);
   }
 
-  /** Returns a hold to stock; when that fails the session stays pending and the sweeper tries again. */
+  /**
+   * Gives back the hold of a session whose buyer never received it (D444):
+   * the gateway's answer could not be delivered. False when there was
+   * nothing to give back. Test keys hold nothing.
+   */
+  async abandon(ctx: RequestContext, id: string): Promise<boolean> {
+    if (isDryRun(ctx) || !UUID.test(id)) return false;
+    return this.repository.abandon(id.toLowerCase(), ctx.organisationId, async () => {
+      await this.inventory.releaseHold({ holdId: id.toLowerCase() }, withoutDeadline(ctx), { deadlineMs: HOLD_DEADLINE_MS });
+    });
+  }
+
+  /**
+   * Returns a hold to stock, however late its request is (the release is
+   * the platform's, not the caller's); when that fails the session stays
+   * pending and the sweeper tries again.
+   */
   private async release(holdId: string, ctx: RequestContext): Promise<void> {
     try {
-      await this.inventory.releaseHold({ holdId }, ctx, { deadlineMs: HOLD_DEADLINE_MS });
+      await this.inventory.releaseHold({ holdId }, withoutDeadline(ctx), { deadlineMs: HOLD_DEADLINE_MS });
     } catch (error) {
       this.logger.warn({ err: error, holdId }, 'could not release a hold');
       throw holdFailed();

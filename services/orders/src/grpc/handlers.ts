@@ -12,6 +12,7 @@ export function ordersHandlers(sessions: CheckoutSessions, orders: Orders, coupo
   return {
     createCheckoutSession: (request, ctx) => sessions.create(ctx, request),
     getCheckoutSession: (request, ctx) => sessions.get(ctx, request.id),
+    abandonCheckoutSession: async (request, ctx) => ({ released: await sessions.abandon(ctx, request.id) }),
     listOrders: (request, ctx) => orders.list(ctx, request),
     getOrder: (request, ctx) => orders.get(ctx, request.id),
     refundOrder: (request, ctx) => refunds.refund(ctx, request),

@@ -143,6 +143,27 @@ export class CheckoutRepository {
   }
 
   /** A pending session that holds nothing (refused, or its hold released) is failed; a retry may take it up again. */
+  /**
+   * A session whose buyer never received it (D444): locked while `release`
+   * gives its hold back, then marked failed. A pending one is taken too, so
+   * an attempt still under way finds it no longer pending and returns what
+   * it took. A session paid for, completed, expired or failed is left as it
+   * is; so is one locked elsewhere (a payment under way). True when released.
+   */
+  async abandon(id: string, organisationId: number, release: () => Promise<void>): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ id: string }>(
+        `SELECT id FROM checkout_sessions
+          WHERE id = $1 AND organisation_id = $2 AND status IN ('pending', 'open') AND paid_at IS NULL FOR UPDATE SKIP LOCKED`,
+        [id, organisationId],
+      );
+      if (!rows[0]) return false;
+      await release();
+      await client.query("UPDATE checkout_sessions SET status = 'failed', updated_at = now() WHERE id = $1", [id]);
+      return true;
+    });
+  }
+
   async markFailed(id: string): Promise<void> {
     await this.pool.query("UPDATE checkout_sessions SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'", [id]);
   }
