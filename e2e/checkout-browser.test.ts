@@ -2,14 +2,16 @@
  * The whole purchase in a real browser: a partner creates a checkout
  * session, the customer opens checkout_url in Chromium, a declined card
  * shows its error, a good card pays, and the partner then reads the order
- * and its tickets while the events arrive on Kafka.
+ * and its tickets while the events arrive on Kafka. On a phone: the form
+ * fits the screen, a mistyped expiry keeps what was typed and points at
+ * its field, and a decline takes the focus.
  */
 import type { Browser } from 'playwright-core';
 import { api as callApi } from './support/api';
 import { launchBrowser } from './support/browser';
 import { EventCollector } from './support/events';
 import { DECLINED_CARD, GOOD_CARD } from './support/hosted-checkout';
-import { inventoryClient, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
+import { inventoryClient, newOrganisation, operatorContext, publishedEvent, uniqueSlug, type InventoryClient } from './support/operator';
 
 let browser: Browser;
 let inventory: InventoryClient;
@@ -63,7 +65,7 @@ it('creates a session, pays in Chromium after a decline, and the order, tickets 
   await page.getByLabel('Last name').fill('Hood');
   await fillCard(DECLINED_CARD);
   await page.getByRole('button', { name: 'Pay $84.00' }).click();
-  await expect(page.getByRole('alert').textContent()).resolves.toBe('Your card was declined.');
+  await expect(page.getByRole('alert').textContent()).resolves.toBe('Your card was declined. Try another card: your tickets are still held.');
   expect((await callApi(`/orders/${session.id}`, { key: org.key })).status).toBe(404);
   expect((await callApi<{ status: string }>(`/checkout_sessions/${session.id}`, { key: org.key })).body.status).toBe('open');
 
@@ -90,3 +92,58 @@ it('creates a session, pays in Chromium after a decline, and the order, tickets 
   expect(seen.filter((e) => e.type === 'order.completed' && e.data.object.id === session.id)).toHaveLength(1);
   await page.close();
 }, 60_000); // a whole purchase in a browser, with the events that follow it
+
+it('on a phone: the form fits, the hold is on the venue clock, a mistyped expiry keeps the card and names its field, a decline takes the focus', async () => {
+  const { slug, typeId } = await publishedEvent(inventory, org.id, { slugPrefix: 'phone', title: 'Phone Night', capacity: 10 });
+  const created = await callApi<{ id: string; checkout_url: string }>('/checkout_sessions', {
+    key: org.key,
+    method: 'POST',
+    body: { event_id: slug, items: [{ ticket_type_id: Number(typeId), quantity: 1 }] },
+  });
+  expect(created.status).toBe(201);
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await page.goto(created.body.checkout_url);
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  // The hold as the event's time above it: the venue's clock (Sydney's), named, and the minutes left.
+  await expect(page.getByTestId('hold').textContent()).resolves.toMatch(/^Your tickets are held for 1[45] more minutes, until \d{1,2}:\d{2} [ap]m AE[DS]T\.$/);
+
+  await page.getByLabel('Email').fill('pat@example.com');
+  await page.getByLabel('Name on card').fill(GOOD_CARD.card_name);
+  await page.getByLabel('Card number').fill(GOOD_CARD.card_number);
+  await page.getByLabel('Expiry (MM/YY)').fill('1330');
+  await page.getByLabel('Security code').fill(GOOD_CARD.card_cvc);
+  await page.getByRole('button', { name: 'Pay $40.00' }).click();
+  await page.getByTestId('error').waitFor();
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  // Nothing typed is lost but the security code; the expiry is marked, described by the message, and focused.
+  await expect(page.getByLabel('Name on card').inputValue()).resolves.toBe(GOOD_CARD.card_name);
+  await expect(page.getByLabel('Card number').inputValue()).resolves.toBe(GOOD_CARD.card_number);
+  await expect(page.getByLabel('Email').inputValue()).resolves.toBe('pat@example.com');
+  const expiry = page.getByLabel('Expiry (MM/YY)');
+  await expect(expiry.inputValue()).resolves.toBe('1330');
+  await expect(expiry.getAttribute('aria-invalid')).resolves.toBe('true');
+  await expect(page.locator(`#${await expiry.getAttribute('aria-describedby')}`).textContent()).resolves.toBe('Enter the card expiry as MM/YY, for example 08/29.');
+  await expect(page.evaluate(() => document.activeElement?.getAttribute('name'))).resolves.toBe('card_expiry');
+
+  // MMYY is an expiry; the declined card's message takes the focus and suggests another card.
+  await page.getByLabel('Card number').fill(DECLINED_CARD.card_number);
+  await expiry.fill('1234');
+  await page.getByLabel('Security code').fill(GOOD_CARD.card_cvc);
+  await page.getByRole('button', { name: 'Pay $40.00' }).click();
+  await page.getByTestId('error').waitFor();
+  await expect(page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).resolves.toBe('error');
+  await expect(page.getByRole('alert').textContent()).resolves.toBe('Your card was declined. Try another card: your tickets are still held.');
+  await expect(page.getByLabel('Card number').inputValue()).resolves.toBe('');
+
+  await page.getByLabel('Card number').fill(GOOD_CARD.card_number);
+  await expiry.fill('1234');
+  await page.getByLabel('Security code').fill(GOOD_CARD.card_cvc);
+  await page.getByRole('button', { name: 'Pay $40.00' }).click();
+  await page.getByTestId('confirmation').waitFor();
+  // A card through the processor is a Stripe payment (the spec's payment_method), not "other".
+  const order = await callApi<{ payment_method: string }>(`/orders/${created.body.id}`, { key: org.key });
+  expect(order.body.payment_method).toBe('stripe');
+  await context.close();
+}, 60_000); // a purchase in a browser with three submissions

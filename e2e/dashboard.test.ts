@@ -202,6 +202,8 @@ test('an order paid at the hosted checkout is found under Orders, and door staff
   await page.getByRole('link', { name: /order of Ann Lee/ }).click();
   await expectHeading(page, order.id);
   await expect(page.locator('body').textContent()).resolves.toContain('Ann Lee');
+  // A card paid through the processor is the spec's `stripe`, not "other".
+  await expect(page.getByTestId('payment-method').textContent()).resolves.toBe('Card (Stripe)');
   await page.screenshot({ path: path.join(SCREENSHOTS, 'order.png') });
   await page.goto('/members');
   await page.screenshot({ path: path.join(SCREENSHOTS, 'members.png') });

@@ -120,7 +120,7 @@ describe('paying on the hosted checkout', () => {
     const { status, body: order } = await api<Order>(`/orders/${session.id}`);
     expect(status).toBe(200);
     expect(order).toMatchObject({
-      object: 'order', id: session.id, event_id: eventId, status: 'completed', total: '150.00', payment_method: 'other',
+      object: 'order', id: session.id, event_id: eventId, status: 'completed', total: '150.00', payment_method: 'stripe',
       checkout_session_id: session.id, sales_channel: 'api', metadata: { ref: 'R-1', n: '7' },
       customer: { email: 'ann@example.com', first_name: 'Ann', last_name: 'Lee', phone: null },
     });

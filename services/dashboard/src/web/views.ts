@@ -45,6 +45,7 @@ const DONE_MESSAGES: Record<string, string | ((query: Query) => string | undefin
   refund_repeated: 'This refund was already made: the form was sent again, and nothing more was refunded.',
   ticket_transferred: 'Ticket transferred. It has a new code; the old one no longer checks in.',
   ticket_voided: 'Ticket voided. It no longer checks in and its place is back on sale.',
+  email_resent: 'The order’s tickets are emailed to the buyer again; the email is listed below.',
   link_sent: 'If that address belongs to a member, a sign-in link is on its way. It works once, for 15 minutes.',
   endpoint_enabled: 'The endpoint is enabled and its failure count reset. Recover what it missed below.',
   delivery_resent: (query) => {
@@ -66,6 +67,10 @@ const eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true });
 
 /** Dates as members read them: UTC, to the minute. */
 const time = (value: Date | string | null | undefined): string => (value ? new Date(value).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
+
+/** The spec's `payment_method` values as an organiser reads them. */
+const PAYMENT_METHODS: Record<string, string> = { stripe: 'Card (Stripe)', paypal: 'PayPal', free: 'Free order', comp: 'Complimentary', other: 'Other' };
+export const paymentMethodLabel = (value: string): string => PAYMENT_METHODS[value] ?? value;
 
 export interface PageOptions {
   title: string;
@@ -90,6 +95,7 @@ export function render(req: Request, res: Response, view: string, options: PageO
     csrf: req.csrfToken?.() ?? '',
     flash: options.flash ?? doneMessage(req.query),
     time,
+    paymentMethodLabel,
   });
   res.status(options.status ?? 200).type('html').send(html);
 }

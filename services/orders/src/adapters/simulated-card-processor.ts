@@ -28,7 +28,8 @@ function luhnValid(digits: string): boolean {
 }
 
 export class SimulatedCardProcessor implements PaymentProvider {
-  readonly paymentMethod = 'other' as const;
+  /** It stands in for Stripe, whose test cards it follows: its orders are paid by `stripe`, as in production (D402). */
+  readonly paymentMethod = 'stripe' as const;
   private readonly ledger = new Map<string, ChargeOutcome>();
 
   constructor(private readonly clock: () => Date = () => new Date()) {}

@@ -18,17 +18,28 @@ import { waitlistRoutes, type JoinLimits } from './waitlist-join';
 
 type Form = Record<string, string | undefined>;
 
-/** Card fields as typed; the processor judges them. Expiry as MM/YY or MM/YYYY. */
+/**
+ * A card expiry as people type it (D401): `MM/YY`, `MMYY`, `MM/YYYY` or
+ * `MMYYYY`, spaces ignored, a one-digit month allowed before a slash.
+ */
+export function expiryFrom(typed: string | undefined): { month: number; year: number } {
+  const compact = (typed ?? '').replace(/\s+/g, '');
+  const match = /^(\d{1,2})\/(\d{2}|\d{4})$/.exec(compact) ?? /^(\d{2})(\d{2}|\d{4})$/.exec(compact);
+  const month = Number(match?.[1]);
+  if (!match || month < 1 || month > 12) throw new ApiError('parameter_invalid', 'Enter the card expiry as MM/YY, for example 08/29.', 'card_expiry');
+  const year = Number(match[2]);
+  return { month, year: year < 100 ? 2000 + year : year };
+}
+
+/** Card fields as typed; the processor judges them. */
 function cardFrom(form: Form): PaymentMethodInput | undefined {
   if (!form.card_number?.trim()) return undefined;
-  const expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(form.card_expiry ?? '');
-  if (!expiry) throw new ApiError('parameter_invalid', 'Enter the card expiry as MM/YY.', 'card_expiry');
-  const year = Number(expiry[2]);
+  const expiry = expiryFrom(form.card_expiry);
   return {
     kind: 'card',
     number: form.card_number,
-    expMonth: Number(expiry[1]),
-    expYear: year < 100 ? 2000 + year : year,
+    expMonth: expiry.month,
+    expYear: expiry.year,
     cvc: (form.card_cvc ?? '').trim(),
     name: (form.card_name ?? '').trim(),
   };
@@ -82,6 +93,8 @@ export function hostedCheckoutApp(
     const id = String(req.params.id);
     const form = (req.body ?? {}) as Form;
     const state: FormState = { email: form.email, firstName: form.first_name, lastName: form.last_name };
+    // What was typed stays on a refused form; a declined card's number and expiry do not (another card is asked for).
+    const typedCard: FormState = { cardName: form.card_name, cardNumber: form.card_number, cardExpiry: form.card_expiry };
     let input: PaymentForm;
     let result;
     try {
@@ -91,7 +104,7 @@ export function hostedCheckoutApp(
       if (!(error instanceof ApiError) || !['parameter_missing', 'parameter_invalid'].includes(error.code)) throw error;
       const session = await payments.session(id);
       framedFor(res, session);
-      return void res.status(400).type('html').send(checkoutPage(session, await eventOf(session, requestId), { ...state, error: error.message, errorField: error.param ?? undefined, lapsed: payments.isLapsed(session) }));
+      return void res.status(400).type('html').send(checkoutPage(session, await eventOf(session, requestId), { ...state, ...typedCard, error: error.message, errorField: error.param ?? undefined, lapsed: payments.isLapsed(session) }));
     }
     const session = await payments.session(id);
     framedFor(res, session);
@@ -104,7 +117,7 @@ export function hostedCheckoutApp(
         return void res.status(409).type('html').send(messagePage('Tickets no longer available', result.message));
       case 'declined':
         // The hold stays (unless it had lapsed): the customer can try another card.
-        return void res.status(402).type('html').send(checkoutPage(session, await eventOf(session, requestId), { ...state, error: result.message, lapsed: payments.isLapsed(session) }));
+        return void res.status(402).type('html').send(checkoutPage(session, await eventOf(session, requestId), { ...state, cardName: form.card_name, error: result.message, declined: true, lapsed: payments.isLapsed(session) }));
     }
   });
 

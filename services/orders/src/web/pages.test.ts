@@ -1,5 +1,5 @@
 import type { SessionRow } from '../storage/checkout-repository';
-import { checkoutPage, completedPage, localStart, processingPage } from './pages';
+import { checkoutPage, completedPage, holdLeft, localStart, processingPage } from './pages';
 
 const session = (overrides: Partial<SessionRow> = {}): SessionRow => ({
   id: '6f1c2d4e-0000-4000-8000-000000000001',
@@ -55,9 +55,25 @@ describe('hosted checkout pages', () => {
     expect(localStart('2026-12-31T09:00:00Z', 'Not/A_Zone')).toBe('Thursday 31 December 2026 at 9:00 am UTC');
   });
 
-  it('says when the hold lapsed and when it runs out otherwise', () => {
+  it("says when the hold lapsed, and otherwise how long it lasts, on the venue's clock with its zone", () => {
     expect(checkoutPage(session(), event, { lapsed: true })).toContain('has lapsed');
-    expect(checkoutPage(session(), event, { lapsed: false })).toContain('held until 2026-11-22T10:15:00Z');
+    const now = new Date('2026-11-22T10:00:01Z');
+    expect(checkoutPage(session(), event, { lapsed: false }, now)).toContain('Your tickets are held for 15 more minutes, until 9:15 pm AEDT.');
+    expect(holdLeft(new Date('2026-11-22T10:15:00Z'), 'Australia/Perth', new Date('2026-11-22T10:14:30Z'))).toBe('for 1 more minute, until 6:15 pm AWST');
+    expect(holdLeft(new Date('2026-11-22T10:15:00Z'), 'Not/A_Zone', now)).toBe('for 15 more minutes, until 10:15 am UTC');
+  });
+
+  it('keeps what was typed on a refused form, ties the error to its field, and focuses a decline', () => {
+    const refused = checkoutPage(session(), event, { lapsed: false, cardName: 'Ann Lee', cardNumber: '4242 4242 4242 4242', cardExpiry: '13/30', error: 'Enter the card expiry as MM/YY.', errorField: 'card_expiry' });
+    expect(refused).toContain('name="card_name" autocomplete="cc-name" required value="Ann Lee"');
+    expect(refused).toContain('name="card_number" inputmode="numeric" autocomplete="cc-number" required value="4242 4242 4242 4242"');
+    expect(refused).toContain('placeholder="MM/YY" required value="13/30" aria-invalid="true" aria-describedby="pay-error" autofocus>');
+    expect(refused).toMatch(/<p class="error" role="alert" id="pay-error" data-testid="error">Enter/);
+    // The security code is never written back into a page.
+    expect(refused).toMatch(/name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required>/);
+    const declined = checkoutPage(session(), event, { lapsed: false, error: 'Your card was declined.', declined: true });
+    expect(declined).toContain('data-testid="error" tabindex="-1" autofocus>Your card was declined. Try another card: your tickets are still held.</p>');
+    expect(declined).not.toContain('aria-invalid="true"');
   });
 
   it('confirms with the order id and ticket count, and the processing page refreshes itself', () => {
