@@ -1,11 +1,15 @@
 import { z } from 'zod';
-import { grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets } from '@partner-api/shared';
+import { walletPassEnv } from './web/wallet-passes';
+import { DEVELOPMENT_TICKET_PAGE_SECRET, grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets, ticketPageEnv } from '@partner-api/shared';
 
 const DEVELOPMENT_CHANNEL_TOKEN_SECRET = 'local-development-channel-token-secret';
 
 export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 9402 })
   // Redis keeps the waiting-list join counts, shared by every orders process (D371).
   .extend(redisEnv.shape)
+  // Signs the ticket pages' links (D420); the mailer signs the links it sends with the same secret.
+  .extend(ticketPageEnv.shape)
+  .extend(walletPassEnv.shape)
   .extend({
     INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
     TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),
@@ -43,7 +47,7 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
     message: 'STRIPE_SECRET_KEY is required when PAYMENT_PROVIDER is stripe',
     path: ['STRIPE_SECRET_KEY'],
   })
-  .superRefine(refuseDevelopmentSecrets({ CHANNEL_TOKEN_SECRET: DEVELOPMENT_CHANNEL_TOKEN_SECRET }));
+  .superRefine(refuseDevelopmentSecrets({ CHANNEL_TOKEN_SECRET: DEVELOPMENT_CHANNEL_TOKEN_SECRET, TICKET_PAGE_SECRET: DEVELOPMENT_TICKET_PAGE_SECRET }));
 
 export type OrdersConfig = z.infer<typeof ordersEnv>;
 

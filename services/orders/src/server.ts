@@ -1,5 +1,5 @@
 /** Starts the orders service (checkout sessions, orders, coupons, payments, the hosted checkout); tests call this and own its life. */
-import { AddressLimitCounts, createServiceClient, gen, ServiceRuntime, type Logger } from '@partner-api/shared';
+import { AddressLimitCounts, createServiceClient, gen, ServiceRuntime, ticketPageUrl, type Logger } from '@partner-api/shared';
 import { SimulatedCardProcessor } from './adapters/simulated-card-processor';
 import { StripePaymentProvider } from './adapters/stripe-payment-provider';
 import type { OrdersConfig } from './config';
@@ -12,12 +12,15 @@ import { Orders } from './domain/orders';
 import type { PaymentProvider } from './domain/payment-provider';
 import { Refunds } from './domain/refunds';
 import { ChannelTokens } from './domain/sales-channels';
+import { TicketPages } from './domain/ticket-pages';
 import { ordersHandlers } from './grpc/handlers';
 import { ChannelOriginRepository } from './storage/channel-origin-repository';
 import { CheckoutRepository } from './storage/checkout-repository';
 import { OrderRepository } from './storage/order-repository';
 import { RefundRepository } from './storage/refund-repository';
 import { hostedCheckoutApp } from './web/hosted-checkout';
+import { ticketPagesRouter } from './web/ticket-pages';
+import { WalletPasses } from './web/wallet-passes';
 
 export const SCHEMA = 'orders';
 
@@ -84,6 +87,11 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
   const orders = new Orders(ordersStore, tickets);
   const refunds = new Refunds(pool, ordersStore, new RefundRepository(pool), orders, tickets, inventory, provider, { recoveryDelayMs: config.REFUND_RECOVERY_DELAY_MS }, runtime.logger);
 
+  const ticketPages = {
+    router: ticketPagesRouter(new TicketPages(ordersStore, tickets, inventory, config.TICKET_PAGE_SECRET), WalletPasses.fromConfig(config), runtime.logger),
+    linkFor: (orderId: string) => ticketPageUrl({ baseUrl: config.CHECKOUT_BASE_URL, orderId, secret: config.TICKET_PAGE_SECRET }),
+  };
+
   const origins = new ChannelOrigins(new ChannelOriginRepository(pool));
   const channels = { sessions, origins, tokens: new ChannelTokens(config.CHANNEL_TOKEN_SECRET, config.CHANNEL_PAGE_SECONDS), storefrontOrigin: new URL(config.CHECKOUT_BASE_URL).origin };
 
@@ -96,6 +104,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
       {
         trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
         joinLimits: { perWindow: config.WAITLIST_JOINS_PER_WINDOW, windowSeconds: config.WAITLIST_JOIN_WINDOW_SECONDS, counts: joinCounts },
+        ticketPages,
       },
       runtime.logger,
     ), config.HTTP_PORT);

@@ -54,6 +54,8 @@ export interface HostedCheckoutOptions {
   /** Express "trust proxy": which hops may name the caller's address (the join limit counts per address). */
   trustProxy: boolean | string;
   joinLimits: JoinLimits;
+  /** The buyers' ticket pages (ticket-pages.ts), and the link to an order's page for the confirmation. */
+  ticketPages?: { router: express.Router; linkFor: (orderId: string) => string };
 }
 
 export function hostedCheckoutApp(
@@ -84,7 +86,7 @@ export function hostedCheckoutApp(
     framedFor(res, session);
     if (session.status !== 'completed' && session.paid_at) return void res.status(202).type('html').send(processingPage(session));
     const event = await eventOf(session, requestId);
-    if (session.status === 'completed') return void res.type('html').send(completedPage(session, event));
+    if (session.status === 'completed') return void res.type('html').send(completedPage(session, event, options.ticketPages?.linkFor(session.id)));
     res.type('html').send(checkoutPage(session, event, { lapsed: payments.isLapsed(session) }));
   });
 
@@ -122,6 +124,7 @@ export function hostedCheckoutApp(
   });
 
   app.use(waitlistRoutes(inventory, sessions, options.joinLimits, logger));
+  if (options.ticketPages) app.use(options.ticketPages.router);
 
   app.use((_req, res) => void res.status(404).type('html').send(messagePage('Not found', 'There is no such page.')));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

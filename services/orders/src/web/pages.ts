@@ -125,11 +125,14 @@ ${card}<button type="submit">${free ? 'Confirm free order' : `Pay $${formatCents
   );
 }
 
-export function completedPage(session: SessionRow, event: EventSummary): string {
+export function completedPage(session: SessionRow, event: EventSummary, ticketPageUrl?: string): string {
   const tickets = session.items.reduce((sum, item) => sum + item.quantity, 0);
+  // The ticket page may not be framed: from an embedded checkout it opens in a tab of its own.
+  const target = session.sales_channel === 'embed' ? ' target="_blank" rel="noopener"' : '';
+  const link = ticketPageUrl ? `<p><a href="${e(ticketPageUrl)}"${target} data-testid="ticket-page-link">Show your ticket${tickets === 1 ? '' : 's'} and QR code${tickets === 1 ? '' : 's'}</a></p>` : '';
   return layout(
     `Order confirmed · ${event.title}`,
-    `${summary(session, event)}<p class="ok" role="status" data-testid="confirmation">Payment complete. Order <strong data-testid="order-id">${e(session.id)}</strong>: ${tickets} ticket${tickets === 1 ? '' : 's'} issued${session.customer?.email ? ` to ${e(session.customer.email)}` : ''}.</p>`,
+    `${summary(session, event)}<p class="ok" role="status" data-testid="confirmation">Payment complete. Order <strong data-testid="order-id">${e(session.id)}</strong>: ${tickets} ticket${tickets === 1 ? '' : 's'} issued${session.customer?.email ? ` to ${e(session.customer.email)}` : ''}.</p>${link}`,
   );
 }
 
