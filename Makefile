@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims bench-retention clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser pdf-tools pass-certs test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims bench-retention clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -39,7 +39,10 @@ migrate: build infra ## migrate every service's schema
 seed: migrate ## demo organisations, keys and catalog; keys in .data/demo.env
 	$(WITH_ENV) $(CLI) demo seed --out $(DATA)/demo.env --base-url http://127.0.0.1:4000
 
-services: seed ## (re)start the services and the dashboard
+pass-certs: ## a local test pair for signing Apple Wallet passes (.data/passkit; iPhones refuse its passes)
+	@deploy/local/pass-certs.sh >/dev/null
+
+services: seed pass-certs ## (re)start the services and the dashboard
 	deploy/local/services.sh start
 
 up: services ## everything: install, build, infrastructure, migrate, seed, start
@@ -83,7 +86,10 @@ test-kafka-cluster: migrate ## a broker of a 3-node Kafka cluster SIGKILLed whil
 browser: ## Debian's Chromium for the browser tests
 	@deploy/local/browser.sh >/dev/null
 
-test-e2e: up browser ## drive the running system over HTTP (and the hosted checkout in Chromium)
+pdf-tools: ## Debian's poppler-utils (pdftoppm) and unzip for the ticket download tests
+	@deploy/local/pdf-tools.sh >/dev/null
+
+test-e2e: up browser pdf-tools ## drive the running system over HTTP (and the hosted checkout in Chromium)
 	@mkdir -p $(DATA)/test-results
 	$(call JEST,e2e) --runInBand
 	node e2e/openapi-lint.js
@@ -125,7 +131,7 @@ test-redis-cluster: migrate ## the Redis-touching integration suites against a 3
 # topic) whose Redis is that 3-master cluster; the on-sale suite then kills
 # the shard of its event instead of the one Redis. The usual stack is
 # started again afterwards and the cluster stopped (with-redis-cluster-stack.sh).
-test-e2e-redis-cluster: up browser ## the e2e suites against a stack on a 3-master Redis Cluster
+test-e2e-redis-cluster: up browser pdf-tools ## the e2e suites against a stack on a 3-master Redis Cluster
 	@mkdir -p $(DATA)/test-results
 	deploy/local/with-redis-cluster-stack.sh \
 	  npx jest --json --outputFile=$(DATA)/test-results/e2e-redis-cluster.json --selectProjects e2e --runInBand

@@ -64,6 +64,8 @@ load_env() {
   fi
   # A local stack delivers webhooks to receivers on this machine (never set in a deployment).
   export WEBHOOK_ALLOW_LOOPBACK_RECEIVERS=${WEBHOOK_ALLOW_LOOPBACK_RECEIVERS:-true}
+  # Wallet passes are signed with the local test pair of `make pass-certs`, when it is there.
+  if [[ -z "${PASS_CERTIFICATES_DIR+set}" && -d "$ROOT/.data/passkit" ]]; then export PASS_CERTIFICATES_DIR="$ROOT/.data/passkit"; fi
 }
 
 command=${1:-}
