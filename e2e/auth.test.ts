@@ -1,12 +1,20 @@
 import { api, env, type ErrorBody } from './support/api';
+import { apiFrom } from './support/from-address';
 import { expireNow, keyAdmin } from './support/operator';
 import { startSecondGateway, type Replica } from './support/second-gateway';
 
 const ORG = () => Number(env('DEMO_ORGANISATION_ID'));
+/**
+ * A second replica, standing behind a proxy at 127.0.0.1 (TRUST_PROXY): it
+ * believes X-Forwarded-For from there only. The stack's own gateway trusts
+ * no proxy (D381), so a test is a caller of an address of its own there by
+ * sending from it (apiFrom, a loopback address).
+ */
 let second: Replica;
+const behindProxy = (caller: string) => ({ baseUrl: second.baseUrl, headers: { 'x-forwarded-for': caller } });
 
 beforeAll(async () => {
-  second = await startSecondGateway();
+  second = await startSecondGateway(4010, 9410, { TRUST_PROXY: '127.0.0.1' });
 }, 40_000);
 afterAll(() => second.stop());
 
@@ -87,10 +95,10 @@ describe('authentication failures', () => {
     ['2001:db8::/32', '2001:db8:5::1', 200],
     ['2001:db8::/32', '2001:db9::1', 403],
     ['203.0.113.0/24, 2001:db8::1', '2001:db8::1', 200],
-  ])('allowlist %s, caller %s → %d', async (allowlist, caller, status) => {
+  ])('allowlist %s, caller %s (named by the trusted proxy) → %d', async (allowlist, caller, status) => {
     const key = await newKey();
     await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, allowlist));
-    const response = api('/', { key: key.secret, headers: { 'x-forwarded-for': caller } });
+    const response = api('/', { key: key.secret, ...behindProxy(caller) });
     if (status === 200) expect((await response).status).toBe(200);
     else await expectFailure(response, 403, 'permission_error', 'ip_not_allowed');
   });
@@ -98,28 +106,29 @@ describe('authentication failures', () => {
   it('widening an allowlist takes effect on the next request, on every replica', async () => {
     const key = await newKey();
     await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.1'));
-    const from = { 'x-forwarded-for': '198.51.100.20' };
-    await expectFailure(api('/', { key: key.secret, headers: from }), 403, 'permission_error', 'ip_not_allowed');
-    await expectFailure(api('/', { key: key.secret, headers: from, baseUrl: second.baseUrl }), 403, 'permission_error', 'ip_not_allowed');
-    await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.1, 198.51.100.0/24'));
-    expect((await api('/', { key: key.secret, headers: from })).status).toBe(200);
-    expect((await api('/', { key: key.secret, headers: from, baseUrl: second.baseUrl })).status).toBe(200);
+    const caller = '127.0.0.20';
+    await expectFailure(apiFrom(caller, '/', { key: key.secret }), 403, 'permission_error', 'ip_not_allowed');
+    await expectFailure(apiFrom(caller, '/', { key: key.secret, baseUrl: second.baseUrl }), 403, 'permission_error', 'ip_not_allowed');
+    await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.1, 127.0.0.0/24'));
+    expect((await apiFrom(caller, '/', { key: key.secret })).status).toBe(200);
+    expect((await apiFrom(caller, '/', { key: key.secret, baseUrl: second.baseUrl })).status).toBe(200);
   });
 
   it('narrowing an allowlist takes effect on the next request, on every replica', async () => {
     const key = await newKey();
-    const from = { 'x-forwarded-for': '198.51.100.21' };
-    expect((await api('/', { key: key.secret, headers: from })).status).toBe(200);
-    expect((await api('/', { key: key.secret, headers: from, baseUrl: second.baseUrl })).status).toBe(200);
+    const caller = '127.0.0.21';
+    expect((await apiFrom(caller, '/', { key: key.secret })).status).toBe(200);
+    expect((await apiFrom(caller, '/', { key: key.secret, baseUrl: second.baseUrl })).status).toBe(200);
     await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.1'));
-    await expectFailure(api('/', { key: key.secret, headers: from }), 403, 'permission_error', 'ip_not_allowed');
-    await expectFailure(api('/', { key: key.secret, headers: from, baseUrl: second.baseUrl }), 403, 'permission_error', 'ip_not_allowed');
+    await expectFailure(apiFrom(caller, '/', { key: key.secret }), 403, 'permission_error', 'ip_not_allowed');
+    await expectFailure(apiFrom(caller, '/', { key: key.secret, baseUrl: second.baseUrl }), 403, 'permission_error', 'ip_not_allowed');
   });
 
   it('an empty allowlist allows any address', async () => {
     const key = await newKey();
     await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, ''));
-    expect((await api('/', { key: key.secret, headers: { 'x-forwarded-for': '192.0.2.1' } })).status).toBe(200);
+    expect((await apiFrom('127.0.0.22', '/', { key: key.secret })).status).toBe(200);
+    expect((await api('/', { key: key.secret, ...behindProxy('192.0.2.1') })).status).toBe(200);
   });
 
   it.each([
@@ -127,6 +136,39 @@ describe('authentication failures', () => {
     ['Origin', { origin: 'https://shop.example.com' }],
   ])('browser_request_blocked for a request carrying %s, even with a valid key', async (_, headers) => {
     await expectFailure(api('/', { headers }), 403, 'permission_error', 'browser_request_blocked');
+  });
+});
+
+describe('whose address an allowlist sees (D381)', () => {
+  it('with no proxy trusted, the caller’s own address: admitted from it, refused from another', async () => {
+    const key = await newKey();
+    await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '127.0.0.30'));
+    expect((await apiFrom('127.0.0.30', '/', { key: key.secret })).status).toBe(200);
+    await expectFailure(apiFrom('127.0.0.31', '/', { key: key.secret }), 403, 'permission_error', 'ip_not_allowed');
+  });
+
+  it('a forged X-Forwarded-For cannot unlock a key for a caller outside its allowlist', async () => {
+    const key = await newKey();
+    await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.5'));
+    const forged = { 'x-forwarded-for': '203.0.113.5' };
+    await expectFailure(api('/', { key: key.secret, headers: forged }), 403, 'permission_error', 'ip_not_allowed');
+    await expectFailure(apiFrom('127.0.0.32', '/', { key: key.secret, headers: forged, baseUrl: second.baseUrl }), 403, 'permission_error', 'ip_not_allowed');
+  });
+
+  it('a forged X-Forwarded-For cannot lock out a caller the allowlist admits', async () => {
+    const key = await newKey();
+    await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '127.0.0.33'));
+    const forged = { 'x-forwarded-for': '198.51.100.9' };
+    expect((await apiFrom('127.0.0.33', '/', { key: key.secret, headers: forged })).status).toBe(200);
+    expect((await apiFrom('127.0.0.33', '/', { key: key.secret, headers: forged, baseUrl: second.baseUrl })).status).toBe(200);
+  });
+
+  it('a configured proxy is believed: the caller it names, not the proxy, is checked', async () => {
+    const key = await newKey();
+    await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.5'));
+    expect((await api('/', { key: key.secret, ...behindProxy('203.0.113.5') })).status).toBe(200);
+    await expectFailure(api('/', { key: key.secret, ...behindProxy('198.51.100.9') }), 403, 'permission_error', 'ip_not_allowed');
+    await expectFailure(api('/', { key: key.secret, baseUrl: second.baseUrl }), 403, 'permission_error', 'ip_not_allowed');
   });
 });
 
@@ -141,15 +183,15 @@ describe('the order of checks (docs/decisions.md D3)', () => {
       await admin.setAllowlist(ORG(), key.id, '203.0.113.1');
       await admin.revokeKey(ORG(), key.id);
     });
-    await expectFailure(api('/', { key: key.secret, headers: { 'x-forwarded-for': '198.51.100.1' } }), 401, 'authentication_error', 'api_key_revoked');
+    await expectFailure(api('/', { key: key.secret, ...behindProxy('198.51.100.1') }), 401, 'authentication_error', 'api_key_revoked');
   });
 
   it('checks the address before the scope, and counts the request before the scope', async () => {
     const key = await newKey({ scopes: ['orders:read'], rateLimit: 1 });
     await keyAdmin((admin) => admin.setAllowlist(ORG(), key.id, '203.0.113.1'));
-    await expectFailure(api('/events', { key: key.secret, headers: { 'x-forwarded-for': '198.51.100.1' } }), 403, 'permission_error', 'ip_not_allowed');
-    await expectFailure(api('/events', { key: key.secret, headers: { 'x-forwarded-for': '203.0.113.1' } }), 403, 'permission_error', 'insufficient_scope');
-    await expectFailure(api('/events', { key: key.secret, headers: { 'x-forwarded-for': '203.0.113.1' } }), 429, 'rate_limit_error', 'rate_limited');
+    await expectFailure(api('/events', { key: key.secret, ...behindProxy('198.51.100.1') }), 403, 'permission_error', 'ip_not_allowed');
+    await expectFailure(api('/events', { key: key.secret, ...behindProxy('203.0.113.1') }), 403, 'permission_error', 'insufficient_scope');
+    await expectFailure(api('/events', { key: key.secret, ...behindProxy('203.0.113.1') }), 429, 'rate_limit_error', 'rate_limited');
   });
 });
 

@@ -26,6 +26,19 @@ stop_one() {
   rm -f "$RUN/$name.pid"
 }
 
+# The proxies each service believes about a caller's address (D381). The gateway trusts none,
+# as in a deployment without one: a local client cannot choose the address its allowlist sees.
+# The browser pages (dashboard, hosted pages) stand behind a proxy on this machine in the
+# end-to-end tests, which name a client address of their own per run
+# (e2e/support/client-address.ts). TRUST_PROXY in the environment overrides both.
+trusted_proxies() {
+  if [[ -n "${TRUST_PROXY+set}" ]]; then echo "$TRUST_PROXY"; return; fi
+  case $1 in
+    dashboard | orders) echo "127.0.0.1,::1" ;;
+    *) echo "" ;;
+  esac
+}
+
 start_one() {
   local name=$1
   stop_one "$name"
@@ -34,7 +47,7 @@ start_one() {
     # SERVICE_NODE_FLAGS: extra flags for every service's node, e.g.
     # "--cpu-prof --cpu-prof-dir=/some/dir" (not allowed in NODE_OPTIONS).
     # shellcheck disable=SC2086 # split into flags on purpose
-    OTEL_SERVICE_NAME="$name" nohup node --enable-source-maps ${SERVICE_NODE_FLAGS:-} \
+    OTEL_SERVICE_NAME="$name" TRUST_PROXY="$(trusted_proxies "$name")" nohup node --enable-source-maps ${SERVICE_NODE_FLAGS:-} \
       --require @partner-api/shared/telemetry/register dist/main.js >>"$LOGS/$name.log" 2>&1 &
     echo $! >"$RUN/$name.pid"
   )

@@ -13,3 +13,8 @@ describe('dashboard settings', () => {
     expect(loadDashboardConfig({ NODE_ENV: 'production', DASHBOARD_SECRET: 'x'.repeat(40), DASHBOARD_MAILER: 'smtp', SMTP_URL: 'smtp://mail.example.com:587' }).DASHBOARD_MAILER).toBe('smtp');
   });
 });
+
+test('the dashboard trusts no proxy unless TRUST_PROXY names one (D381)', () => {
+  expect(loadDashboardConfig({}).TRUST_PROXY).toEqual([]);
+  expect(() => loadDashboardConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY.*not an IP address or CIDR range/s);
+});

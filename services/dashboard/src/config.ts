@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { booleanFromEnv, commonEnv, databaseEnv, loadConfig, localGrpcAddress, mailSettings, portEnv, redisEnv, refuseDevelopmentSecrets } from '@partner-api/shared';
+import { booleanFromEnv, commonEnv, databaseEnv, loadConfig, localGrpcAddress, mailSettings, portEnv, redisEnv, refuseDevelopmentSecrets, trustedProxiesEnv } from '@partner-api/shared';
 
 const DEVELOPMENT_SECRET = 'local-development-dashboard-secret-0123';
 
@@ -30,8 +30,8 @@ export const dashboardEnv = commonEnv
     /** Sign-in attempts one caller address may make per window, whoever it signs in as. */
     SIGN_IN_ATTEMPTS_PER_WINDOW: z.coerce.number().int().positive().default(20),
     SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().positive().default(900),
-    /** Express "trust proxy": which hops may set X-Forwarded-For (`true`, `false`, or addresses as Express takes them). */
-    TRUST_PROXY: z.string().default('loopback'),
+    /** The proxies (addresses, CIDR ranges) whose X-Forwarded-For names the caller (audit log, sign-in limits); none by default (D381). */
+    TRUST_PROXY: trustedProxiesEnv,
     /** `log` (the local default: sends nothing) or `smtp` (SMTP_URL). */
     DASHBOARD_MAILER: z.enum(['log', 'smtp']).default('log'),
     /** How often disabled-endpoint notices are looked for and emailed. */

@@ -75,7 +75,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger, d
     dashboardApp(
       deps,
       {
-        trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
+        trustedProxies: config.TRUST_PROXY,
         secret: config.DASHBOARD_SECRET,
         signInLimits: { attemptsPerWindow: config.SIGN_IN_ATTEMPTS_PER_WINDOW, windowSeconds: config.SIGN_IN_WINDOW_SECONDS, counts: signInCounts },
       },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnv, databaseEnv, loadConfig, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets } from '@partner-api/shared';
+import { commonEnv, databaseEnv, loadConfig, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets, trustedProxiesEnv } from '@partner-api/shared';
 
 const DEVELOPMENT_CURSOR_SECRET = 'local-development-cursor-secret';
 
@@ -17,8 +17,8 @@ export const gatewayEnv = commonEnv
     BACKEND_HEALTH_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
     PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:4000'),
     DOCS_BASE_URL: z.string().url().default('https://docs.partner-api.example.com/errors'),
-    /** Express "trust proxy": which hops may set X-Forwarded-For (the caller IP for allowlists). */
-    TRUST_PROXY: z.string().default('loopback'),
+    /** The proxies (addresses, CIDR ranges) whose X-Forwarded-For names the caller for allowlists and logs; none by default (D381). */
+    TRUST_PROXY: trustedProxiesEnv,
     /** Seals pagination cursors; every replica needs the same one (required in production). */
     CURSOR_SECRET: z.string().min(16).default(DEVELOPMENT_CURSOR_SECRET),
     /** GET /webhook_events/stream: how often a stream asks the feed for new events. */

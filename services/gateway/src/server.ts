@@ -66,7 +66,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     cursorSecret: config.CURSOR_SECRET,
     metrics: runtime.metrics,
     eventStreams,
-    trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
+    trustedProxies: config.TRUST_PROXY,
   });
   const server = createHttpServer(app, config.DOCS_BASE_URL);
   await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.BIND_HOST, resolve));

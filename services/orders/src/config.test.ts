@@ -4,3 +4,8 @@ test('orders needs a channel token secret of its own in production', () => {
   expect(() => loadOrdersConfig({ NODE_ENV: 'production' })).toThrow('CHANNEL_TOKEN_SECRET must be set in production');
   expect(loadOrdersConfig({ NODE_ENV: 'production', CHANNEL_TOKEN_SECRET: 'h'.repeat(32) }).CHANNEL_TOKEN_SECRET).toBe('h'.repeat(32));
 });
+
+test('the hosted pages trust no proxy unless TRUST_PROXY names one (D381)', () => {
+  expect(loadOrdersConfig({}).TRUST_PROXY).toEqual([]);
+  expect(() => loadOrdersConfig({ TRUST_PROXY: 'loopback,uniquelocal' })).toThrow(/TRUST_PROXY.*not an IP address or CIDR range/s);
+});

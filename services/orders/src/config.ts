@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { walletPassEnv } from './web/wallet-passes';
-import { DEVELOPMENT_TICKET_PAGE_SECRET, grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets, ticketPageEnv } from '@partner-api/shared';
+import { DEVELOPMENT_TICKET_PAGE_SECRET, grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets, ticketPageEnv, trustedProxiesEnv } from '@partner-api/shared';
 
 const DEVELOPMENT_CHANNEL_TOKEN_SECRET = 'local-development-channel-token-secret';
 
@@ -35,8 +35,8 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
     PAYMENT_RECOVERY_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
     PAYMENT_COMPLETION_DELAY_MS: z.coerce.number().int().nonnegative().default(5_000),
     PAYMENT_CHARGE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
-    /** Express "trust proxy" for the hosted pages: which hops may set X-Forwarded-For (`true`, `false`, or addresses and names as Express takes them). */
-    TRUST_PROXY: z.string().default('loopback'),
+    /** The proxies (addresses, CIDR ranges) whose X-Forwarded-For names the hosted pages' caller; none by default (D381). */
+    TRUST_PROXY: trustedProxiesEnv,
     /** Waiting-list joins one caller address may send per window, across every orders process (D256, D371). */
     WAITLIST_JOINS_PER_WINDOW: z.coerce.number().int().positive().default(10),
     WAITLIST_JOIN_WINDOW_SECONDS: z.coerce.number().int().positive().default(600),

@@ -102,7 +102,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
       inventory,
       channels,
       {
-        trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
+        trustedProxies: config.TRUST_PROXY,
         joinLimits: { perWindow: config.WAITLIST_JOINS_PER_WINDOW, windowSeconds: config.WAITLIST_JOIN_WINDOW_SECONDS, counts: joinCounts },
         ticketPages,
       },

@@ -24,4 +24,5 @@ export * from './name-based-uuid';
 export * from './ticket-codes';
 export { pageSecurityHeaders } from './web/page-security';
 export { AddressLimitCounts } from './web/address-limit-counts';
+export { trustedProxiesEnv } from './web/trusted-proxies';
 export * from './web/ticket-page-link';

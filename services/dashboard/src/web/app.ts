@@ -23,8 +23,8 @@ import { signedInOf, type SignedInLocals } from './signed-in';
 import { render } from './views';
 
 export interface DashboardAppOptions {
-  /** Express "trust proxy": which hops may name the caller's address (audit log, sign-in limits). */
-  trustProxy: boolean | string;
+  /** The proxies whose X-Forwarded-For names the caller (audit log, sign-in limits); empty trusts none. */
+  trustedProxies: readonly string[];
   /** Signs CSRF tokens; the same on every replica. */
   secret: string;
   signInLimits: SignInLimits;
@@ -32,7 +32,7 @@ export interface DashboardAppOptions {
 
 export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, logger: Logger): express.Express {
   const app = express();
-  app.set('trust proxy', options.trustProxy);
+  app.set('trust proxy', options.trustedProxies);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(pageSecurityHeaders());

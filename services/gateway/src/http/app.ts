@@ -37,7 +37,8 @@ export interface AppDependencies {
   clients: ServiceClients;
   publicBaseUrl: string;
   docsBaseUrl: string;
-  trustProxy: string | boolean;
+  /** The proxies whose X-Forwarded-For is believed (TRUST_PROXY; empty trusts none). */
+  trustedProxies: readonly string[];
   cursorSecret: string;
   /** Where the HTTP request metrics are registered (the ops port's registry). */
   metrics: Registry;
@@ -48,7 +49,7 @@ export interface AppDependencies {
 export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', deps.trustProxy);
+  app.set('trust proxy', deps.trustedProxies);
   app.set('etag', false);
 
   app.use(requestContext(deps.docsBaseUrl));

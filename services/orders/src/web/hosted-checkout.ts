@@ -51,8 +51,8 @@ function framedFor(res: Response, session: SessionRow): void {
 }
 
 export interface HostedCheckoutOptions {
-  /** Express "trust proxy": which hops may name the caller's address (the join limit counts per address). */
-  trustProxy: boolean | string;
+  /** The proxies whose X-Forwarded-For names the caller (the join limit counts per address); empty trusts none. */
+  trustedProxies: readonly string[];
   joinLimits: JoinLimits;
   /** The buyers' ticket pages (ticket-pages.ts), and the link to an order's page for the confirmation. */
   ticketPages?: { router: express.Router; linkFor: (orderId: string) => string };
@@ -67,7 +67,7 @@ export function hostedCheckoutApp(
   logger: Logger,
 ): express.Express {
   const app = express();
-  app.set('trust proxy', options.trustProxy);
+  app.set('trust proxy', options.trustedProxies);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(pageSecurityHeaders());
