@@ -7,6 +7,7 @@ export * from './grpc';
 export * from './kafka';
 export * from './lifecycle';
 export * from './logger';
+export { loggableUrl, maskSecrets } from './log-redaction';
 export * from './mail';
 export * from './ops-server';
 export * from './outbox';

@@ -53,7 +53,7 @@ export function createApp(deps: AppDependencies): Express {
   app.set('etag', false);
 
   app.use(requestContext(deps.docsBaseUrl));
-  app.use(requestLog(deps.logger));
+  app.use(requestLog(deps.logger, API_OPERATIONS));
   app.use(requestMetrics(deps.metrics, API_OPERATIONS));
 
   const openApiDocument = partnerApiDocument(deps.publicBaseUrl);

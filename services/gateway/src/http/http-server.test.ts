@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import express from 'express';
-import pino from 'pino';
+import { createLogger } from '@partner-api/shared';
 import { createHttpServer } from './http-server';
 import { requestLog } from './middleware/request-log';
+import { API_OPERATIONS } from './routes';
 
 /** An Express app behind createHttpServer, logging into `lines`. */
 async function serve(lines: Array<Record<string, unknown>>) {
@@ -18,7 +19,7 @@ async function serve(lines: Array<Record<string, unknown>>) {
     res.locals.requestId = 'req_test';
     next();
   });
-  app.use(requestLog(pino(sink)));
+  app.use(requestLog(createLogger('test', 'info', sink), API_OPERATIONS));
   // What the server built, before Express saw the objects (Express would set these prototypes itself).
   const built: { request?: unknown; response?: unknown } = {};
   app.get('/shape', (req, res) => {
@@ -84,6 +85,24 @@ describe('the gateway HTTP server', () => {
       ]);
       expect(JSON.stringify(lines)).not.toContain('svc_live_secret');
       expect(lines.every((line) => typeof line.responseTime === 'number')).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
+  it('keeps no key from a query: values of parameters the API does not define are redacted (D383)', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const { url, close } = await serve(lines);
+    const key = 'svc_live_0123456789abcdefghijABCDEFGHIJ01';
+    try {
+      await fetch(`${url}/shape?api_key=${key}&limit=5&token=t0k3n`);
+      await fetch(`${url}/shape?cursor=${key}`);
+      await waitForLines(lines, 2);
+      expect(lines.map((line) => (line.req as { url: string }).url)).toEqual([
+        '/shape?api_key=[redacted]&limit=5&token=[redacted]',
+        '/shape?cursor=svc_live_[redacted]',
+      ]);
+      expect(JSON.stringify(lines)).not.toMatch(/0123456789abcdefghij|t0k3n/);
     } finally {
       await close();
     }
