@@ -7,7 +7,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { createPool } = require('@partner-api/shared');
+const { Redis } = require('ioredis');
+const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
+const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
 const { deliveryHeaders, WEBHOOK_USER_AGENT } = require('@partner-api/webhooks/dist/domain/delivery-request');
 const { freePort } = require('../support/ports');
 
@@ -25,10 +27,20 @@ function loadEnv() {
   }
 }
 
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
+
 function assertLoopback(url) {
   const host = new URL(url).hostname;
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) throw new Error(`benchmarks target loopback only, not ${host}`);
+  if (!LOOPBACK.includes(host)) throw new Error(`benchmarks target loopback only, not ${host}`);
 }
+
+/** The same rule for PostgreSQL, Redis and gRPC addresses (with or without a scheme); returns the address. */
+function loopbackOnly(address) {
+  assertLoopback(address.includes('://') ? address : `tcp://${address}`);
+  return address;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** p50, p90, p99 and the maximum of latencies sorted ascending (0 when there are none). */
 function percentiles(sorted) {
@@ -245,10 +257,10 @@ async function migratedScratchSchema(pool, schema, dirs) {
 
 /**
  * Per process of the stack (services from their pidfiles, every PostgreSQL
- * process, Redis, `extra` processes by name, this load generator), from now
+ * process, Redis, `extra` processes by name, this process named `self`), from now
  * on: `spent()` its CPU seconds, `waited()` its run-queue seconds.
  */
-function cpuByProcess(extra = {}) {
+function cpuByProcess(extra = {}, self = 'load generator (this process)') {
   const service = (name) => () => [Number(fs.readFileSync(path.join(ROOT, '.data', 'run', `${name}.pid`), 'utf8'))];
   const groups = {
     gateway: service('gateway'),
@@ -260,7 +272,7 @@ function cpuByProcess(extra = {}) {
     Redis: () => pidsNamed('redis-server'),
     Kafka: () => pidsNamed('java'),
     ...Object.fromEntries(Object.entries(extra).map(([name, pids]) => [name, () => pids])),
-    'load generator (this process)': () => [process.pid],
+    [self]: () => [process.pid],
   };
   return { spent: usedSince(groups, cpuSeconds), waited: usedSince(groups, runQueueSeconds) };
 }
@@ -289,6 +301,98 @@ function usedSince(groups, measure) {
 }
 
 /**
+ * An on-sale of the benchmark's own: an organisation, a live key with a
+ * limit that never bites, and a published event on sale now with one pool
+ * of `capacity` tickets and one ticket type. `name` labels the rows
+ * (organisation, key, event slug and connections) as the benchmark's.
+ */
+async function setUpOnSale({ name, title, capacity }) {
+  const suffix = randomBase62(8).toLowerCase();
+  const gatewayPool = createPool({ url: process.env.DATABASE_URL, schema: 'gateway', max: 2, applicationName: `bench-${name}` });
+  const redis = new Redis(process.env.REDIS_URL);
+  const inventory = createServiceClient(gen.inventory.InventoryService, loopbackOnly(process.env.INVENTORY_GRPC_ADDR ?? localGrpcAddress('inventory')));
+  try {
+    const admin = new KeyAdmin(new KeyRepository(gatewayPool), { pool: gatewayPool, notifier: new KeyAdmission(redis) });
+    const organisation = await admin.createOrganisation(`Bench ${title}`, `bench-${name}-${suffix}`);
+    const { secret } = await admin.issueKey({
+      organisationId: organisation.id, name: `bench-${name}`, mode: 'live', scopes: ['orders:write', 'orders:read', 'events:read'], rateLimit: 1_000_000_000,
+    });
+
+    const ctx = { organisationId: organisation.id, mode: 'live', keyId: 0, requestId: `bench_${randomBase62(12)}` };
+    const venue = await inventory.upsertVenue(
+      { fields: { name: 'Bench Arena', slug: `bench-arena-${suffix}`, line1: '1 Loopback Road', locality: 'Melbourne', state: 'VIC', postalCode: '3000', country: 'AU' } },
+      ctx,
+    );
+    const slug = `bench-${name}-${suffix}`;
+    await inventory.upsertEvent(
+      {
+        fields: {
+          slug, title: `Bench ${title}`, timezone: 'Australia/Melbourne', venueId: venue.id,
+          startsAt: new Date(Date.now() + 60 * 86_400_000).toISOString(), onSaleAt: new Date(Date.now() - 60_000).toISOString(),
+        },
+      },
+      ctx,
+    );
+    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'General Admission', capacity: BigInt(capacity) } }, ctx);
+    const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '89.50', bookingFee: '4.50', maxPerOrder: 10, poolIds: [pool.id] } }, ctx);
+    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+    return { organisationId: organisation.id, secret, slug, ticketTypeId: Number(type.id) };
+  } finally {
+    inventory.close();
+    await redis.quit();
+    await gatewayPool.end();
+  }
+}
+
+/** The body of a checkout of one ticket of an on-sale from setUpOnSale. */
+const checkoutBody = (onSale) => JSON.stringify({ event_id: onSale.slug, items: [{ ticket_type_id: onSale.ticketTypeId, quantity: 1 }] });
+
+/**
+ * POST /checkout_sessions at a steady state, closed loop (steadyLoad, the
+ * same client as the GET baselines): 201s count as created, every other
+ * answer as failed, reported by status.
+ */
+function createSessions({ url, headers, body, connections, seconds, rampSeconds = 0, onSteady }) {
+  return steadyLoad({ url, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, connections, seconds, rampSeconds, expect: 201, onSteady });
+}
+
+/**
+ * Deletes a run's released holds and its checkout sessions (its own
+ * organisation's rows, nothing else): tens of thousands of each a run, which
+ * would otherwise pile up in a developer's database and slow every later
+ * suite that cleans up after itself. Runs after releaseHolds, so Redis
+ * already holds none of them.
+ */
+async function removeRunRows({ organisationId }) {
+  const pool = createPool({ url: process.env.DATABASE_URL, schema: 'orders', max: 1, applicationName: 'bench-cleanup' });
+  try {
+    const sessions = await pool.query('DELETE FROM orders.checkout_sessions WHERE organisation_id = $1', [organisationId]);
+    const holds = await pool.query("DELETE FROM inventory.holds WHERE organisation_id = $1 AND state <> 'held'", [organisationId]);
+    console.log(`removed the run's ${sessions.rowCount.toLocaleString('en-AU')} checkout sessions and ${holds.rowCount.toLocaleString('en-AU')} released holds`);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** AOF rewrites Redis has started: finished ones plus one running. */
+async function aofRewrites(redis) {
+  const info = await redis.info('persistence');
+  const field = (name) => Number(info.match(new RegExp(`${name}:(\\d+)`))?.[1] ?? 0);
+  return { started: field('aof_rewrites') + field('aof_rewrite_in_progress'), busy: field('aof_rewrite_in_progress') + field('aof_rewrite_scheduled') + field('rdb_bgsave_in_progress') > 0 };
+}
+
+/**
+ * Redis here persists to an append-only file that it rewrites in a forked
+ * child each time the file has doubled past 64 MB: every hundred thousand
+ * holds or so. The child competes for the two cores, so a measurement
+ * starts only once no rewrite (or save) is running.
+ */
+async function redisSettled(redis) {
+  const deadline = Date.now() + 30_000;
+  while ((await aofRewrites(redis)).busy && Date.now() < deadline) await sleep(250);
+}
+
+/**
  * Ends a run's holds on one event now instead of when their time runs out:
  * their expiry moves to now, and the stack's inventory sweeper releases
  * them on its usual path (the row, then Redis) while the benchmark waits.
@@ -301,15 +405,18 @@ async function releaseHolds({ organisationId, slug }) {
   try {
     const event = '(SELECT id FROM events WHERE organisation_id = $1 AND slug = $2)';
     const started = Date.now();
-    const { rowCount } = await pool.query(`UPDATE holds SET expires_at = now() WHERE event_id = ${event} AND state = 'held'`, [organisationId, slug]);
     const deadline = Date.now() + 180_000;
+    // Moved again on every look: a request of the run still queued in the stack can take a hold after the first move.
+    const expireNow = async () => (await pool.query(`UPDATE holds SET expires_at = now() WHERE event_id = ${event} AND state = 'held' AND expires_at > now()`, [organisationId, slug])).rowCount;
+    let moved = await expireNow();
     for (;;) {
       const { rows } = await pool.query(`SELECT count(*)::int AS held FROM holds WHERE event_id = ${event} AND state = 'held'`, [organisationId, slug]);
       if (rows[0].held === 0) break;
-      if (Date.now() > deadline) throw new Error(`${rows[0].held} of the run's ${rowCount} holds were still held after 3 minutes (is the inventory sweeper running?)`);
+      if (Date.now() > deadline) throw new Error(`${rows[0].held} of the run's ${moved} holds were still held after 3 minutes (is the inventory sweeper running?)`);
       await new Promise((resolve) => setTimeout(resolve, 500));
+      moved += await expireNow();
     }
-    console.log(`released the run's ${rowCount.toLocaleString('en-AU')} holds in ${((Date.now() - started) / 1000).toFixed(1)} s (the inventory sweeper, expiry moved to now)`);
+    console.log(`released the run's ${moved.toLocaleString('en-AU')} holds in ${((Date.now() - started) / 1000).toFixed(1)} s (the inventory sweeper, expiry moved to now)`);
   } finally {
     await pool.end();
   }
@@ -324,4 +431,4 @@ function serviceDeliveryHeaders(event, body, secret) {
   return Object.assign(deliveryHeaders(event, 1, body, [secret], new Date()), { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT });
 }
 
-module.exports = { ROOT, serviceDeliveryHeaders, fmt, loadEnv, migratedScratchSchema, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, usedSince, releaseHolds };
+module.exports = { ROOT, LOOPBACK, serviceDeliveryHeaders, fmt, percentiles, loadEnv, loopbackOnly, sleep, migratedScratchSchema, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, table, record, freePort, startService, startInventory, cpuSeconds, runQueueSeconds, pidsNamed, cpuByProcess, usedSince, releaseHolds, setUpOnSale, checkoutBody, createSessions, removeRunRows, aofRewrites, redisSettled };

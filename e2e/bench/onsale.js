@@ -20,11 +20,13 @@ const { createHash, randomUUID } = require('node:crypto');
 const os = require('node:os');
 const { setTimeout } = require('node:timers');
 const { Redis } = require('ioredis');
-const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
-const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
+const { createPool } = require('@partner-api/shared');
 const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/storage/hold-book');
 const { HoldRecords } = require('@partner-api/inventory/dist/storage/hold-records');
-const { cpuByProcess, freePort, loadEnv, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, releaseHolds, table, record, startService } = require('./lib');
+const {
+  aofRewrites, checkoutBody, cpuByProcess, createSessions, freePort, loadEnv, loopbackOnly, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, redisSettled, releaseHolds, removeRunRows,
+  table, record, setUpOnSale, startService,
+} = require('./lib');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Length of the one-buyer row (the path's time without queues). */
@@ -50,15 +52,6 @@ const EVENT_PREFIX = 'bench-onsale-';
 /** The whole run is well under this; past it something hangs, and the benchmark gives up. */
 const BUDGET_MS = 4 * 60 * 1000;
 
-const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
-
-/** lib.js checks HTTP targets; the same rule for the PostgreSQL, Redis and gRPC addresses. */
-function loopbackOnly(address) {
-  const host = new URL(address.includes('://') ? address : `tcp://${address}`).hostname;
-  if (!LOOPBACK.includes(host)) throw new Error(`benchmarks target loopback only, not ${host}`);
-  return address;
-}
-
 /** Warm-up holds go to an event of their own. */
 const WARM_EVENT = `${EVENT_PREFIX}warm`;
 
@@ -68,56 +61,8 @@ const fmtInt = (n) => Math.round(n).toLocaleString('en-AU');
 // ---------------------------------------------------------------------------
 // 1. Full stack: checkout sessions through the gateway.
 
-/** An organisation, a live key with a limit that never bites, and a published event on sale now with one big pool. */
-async function setUpOnSale() {
-  const suffix = randomBase62(8).toLowerCase();
-  const gatewayPool = createPool({ url: process.env.DATABASE_URL, schema: 'gateway', max: 2, applicationName: 'bench-onsale' });
-  const redis = new Redis(process.env.REDIS_URL);
-  const inventory = createServiceClient(gen.inventory.InventoryService, loopbackOnly(process.env.INVENTORY_GRPC_ADDR ?? localGrpcAddress('inventory')));
-  try {
-    const admin = new KeyAdmin(new KeyRepository(gatewayPool), { pool: gatewayPool, notifier: new KeyAdmission(redis) });
-    const organisation = await admin.createOrganisation('Bench On-sale', `bench-onsale-${suffix}`);
-    const { secret } = await admin.issueKey({
-      organisationId: organisation.id, name: 'bench-onsale', mode: 'live', scopes: ['orders:write', 'orders:read', 'events:read'], rateLimit: 1_000_000_000,
-    });
-
-    const ctx = { organisationId: organisation.id, mode: 'live', keyId: 0, requestId: `bench_${randomBase62(12)}` };
-    const venue = await inventory.upsertVenue(
-      { fields: { name: 'Bench Arena', slug: `bench-arena-${suffix}`, line1: '1 Loopback Road', locality: 'Melbourne', state: 'VIC', postalCode: '3000', country: 'AU' } },
-      ctx,
-    );
-    const slug = `bench-onsale-${suffix}`;
-    await inventory.upsertEvent(
-      {
-        fields: {
-          slug, title: 'Bench On-sale', timezone: 'Australia/Melbourne', venueId: venue.id,
-          startsAt: new Date(Date.now() + 60 * 86_400_000).toISOString(), onSaleAt: new Date(Date.now() - 60_000).toISOString(),
-        },
-      },
-      ctx,
-    );
-    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'General Admission', capacity: BigInt(CAPACITY) } }, ctx);
-    const type = await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '89.50', bookingFee: '4.50', maxPerOrder: 10, poolIds: [pool.id] } }, ctx);
-    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
-    return { organisationId: organisation.id, secret, slug, ticketTypeId: Number(type.id) };
-  } finally {
-    inventory.close();
-    await redis.quit();
-    await gatewayPool.end();
-  }
-}
-
-/**
- * POST /checkout_sessions at a steady state (lib's steadyLoad, the same
- * client as the GET baseline): 201s count as created, every other answer
- * as failed, reported by status.
- */
-function createSessions({ url, headers, body, connections, seconds, rampSeconds = 0, onSteady }) {
-  return steadyLoad({ url, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, connections, seconds, rampSeconds, expect: 201, onSteady });
-}
-
 async function fullStack() {
-  const onSale = await setUpOnSale();
+  const onSale = await setUpOnSale({ name: 'onsale', title: 'On-sale', capacity: CAPACITY });
   try {
     return await measureFullStack(onSale);
   } finally {
@@ -126,28 +71,10 @@ async function fullStack() {
   }
 }
 
-/**
- * Deletes the run's released holds and its checkout sessions (its own
- * organisation's rows, nothing else): tens of thousands of each a run, which
- * would otherwise pile up in a developer's database and slow every later
- * suite that cleans up after itself. Runs after releaseHolds, so Redis
- * already holds none of them.
- */
-async function removeRunRows({ organisationId }) {
-  const pool = createPool({ url: process.env.DATABASE_URL, schema: 'orders', max: 1, applicationName: 'bench-onsale' });
-  try {
-    const sessions = await pool.query('DELETE FROM orders.checkout_sessions WHERE organisation_id = $1', [organisationId]);
-    const holds = await pool.query("DELETE FROM inventory.holds WHERE organisation_id = $1 AND state <> 'held'", [organisationId]);
-    console.log(`removed the run's ${fmtInt(sessions.rowCount)} checkout sessions and ${fmtInt(holds.rowCount)} released holds`);
-  } finally {
-    await pool.end();
-  }
-}
-
 async function measureFullStack(onSale) {
   const headers = { authorization: `Bearer ${onSale.secret}` };
   const base = process.env.BASE_URL;
-  const body = JSON.stringify({ event_id: onSale.slug, items: [{ ticket_type_id: onSale.ticketTypeId, quantity: 1 }] });
+  const body = checkoutBody(onSale);
 
   // Warm both paths (key cache, gRPC channels, pools) before measuring.
   await httpLoad({ url: `${base}/`, headers, connections: 8, seconds: 1 });
@@ -289,26 +216,6 @@ async function forgetBenchKeys(redis) {
 const availabilityKey = (eventId) => `{ev:${eventId}}:avail:1`;
 const THRESHOLD = lowStockThreshold(BENCH_STOCK);
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** AOF rewrites Redis has started: finished ones plus one running. */
-async function aofRewrites(redis) {
-  const info = await redis.info('persistence');
-  const field = (name) => Number(info.match(new RegExp(`${name}:(\\d+)`))?.[1] ?? 0);
-  return { started: field('aof_rewrites') + field('aof_rewrite_in_progress'), busy: field('aof_rewrite_in_progress') + field('aof_rewrite_scheduled') + field('rdb_bgsave_in_progress') > 0 };
-}
-
-/**
- * Redis here persists to an append-only file that it rewrites in a forked
- * child each time the file has doubled past 64 MB: every hundred thousand
- * holds or so. The child competes for the two cores, so a row starts only
- * once no rewrite (or save) is running, and reports how many started while
- * it ran.
- */
-async function redisSettled(redis) {
-  const deadline = Date.now() + 30_000;
-  while ((await aofRewrites(redis)).busy && Date.now() < deadline) await sleep(250);
-}
 
 /**
  * One measurement that holds from a synthetic event's counter in Redis:
