@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser pdf-tools pass-certs test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims bench-retention clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser pdf-tools pass-certs test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims bench-retention bench-overload clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -178,6 +178,10 @@ bench-webhook-claims: up ## one claim of the webhooks' delivery queue with retri
 
 bench-retention: up ## one retention pass (outbox, webhook events and attempts) on large tables, with and without their BRIN indexes (docs/benchmarks.md)
 	node e2e/bench/retention.js
+
+bench-overload: up ## checkouts offered open-loop at 0.5-10x the closed-loop capacity: served fast, turned away, timeouts, ghost holds (docs/benchmarks.md)
+	node --test e2e/bench/open-loop.test.js
+	node e2e/bench/overload.js
 
 clean: down ## stop everything and remove build output and local data
 	rm -rf $(DATA) services/*/dist services/shared/src/gen
