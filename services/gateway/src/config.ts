@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commonEnv, databaseEnv, loadConfig, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets, trustedProxiesEnv } from '@partner-api/shared';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './http/middleware/request-context';
 
 const DEVELOPMENT_CURSOR_SECRET = 'local-development-cursor-secret';
 
@@ -29,10 +30,28 @@ export const gatewayEnv = commonEnv
     EVENT_STREAM_MAX_AGE_MS: z.coerce.number().int().positive().default(30 * 60_000),
     /** Open streams one organisation may hold at once, across every gateway process (D370). */
     EVENT_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(5),
+    /** Admission control (D441): the adaptive concurrency limit of one gateway process starts here and stays within these bounds. */
+    ADMISSION_INITIAL_LIMIT: z.coerce.number().int().positive().default(100),
+    ADMISSION_MIN_LIMIT: z.coerce.number().int().positive().default(10),
+    ADMISSION_MAX_LIMIT: z.coerce.number().int().positive().default(1_000),
+    /** A mean latency of admitted requests above this always shrinks the limit (the gradient alone drifts up under overload). */
+    ADMISSION_LATENCY_CEILING_MS: z.coerce.number().int().min(5).max(10_000).default(100),
+    /** The fraction of the limit only critical writes (checkout sessions, comps, check-ins) may use. */
+    ADMISSION_CRITICAL_RESERVE: z.coerce.number().min(0).max(0.9).default(0.3),
+    /** How long a request over its share waits for a slot before it is answered 429. */
+    ADMISSION_MAX_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(10),
+    /** What a shed request's Retry-After says. */
+    ADMISSION_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(60).default(1),
+    /** Every request's deadline, carried by its gRPC calls: what is left of it when each starts (D442). */
+    GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_REQUEST_TIMEOUT_MS),
     /** How often the keys' last-used times noted in memory are written to PostgreSQL (and once at shutdown); D310. */
     KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).default(30_000),
   })
-  .superRefine(refuseDevelopmentSecrets({ CURSOR_SECRET: DEVELOPMENT_CURSOR_SECRET }));
+  .superRefine(refuseDevelopmentSecrets({ CURSOR_SECRET: DEVELOPMENT_CURSOR_SECRET }))
+  .refine((config) => config.ADMISSION_MIN_LIMIT <= config.ADMISSION_INITIAL_LIMIT && config.ADMISSION_INITIAL_LIMIT <= config.ADMISSION_MAX_LIMIT, {
+    error: 'ADMISSION_MIN_LIMIT <= ADMISSION_INITIAL_LIMIT <= ADMISSION_MAX_LIMIT',
+    path: ['ADMISSION_INITIAL_LIMIT'],
+  });
 
 export type GatewayConfig = z.infer<typeof gatewayEnv>;
 

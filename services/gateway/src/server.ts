@@ -7,6 +7,8 @@ import { EventStreams } from './http/event-streams';
 import { createHttpServer } from './http/http-server';
 import { feedReader } from './http/routes/event-stream';
 import { closeServiceClients, createBackendHealth, createServiceClients, type BackendAddresses } from './http/service-clients';
+import { Admission } from './domain/admission';
+import { ConcurrencyLimit } from './domain/concurrency-limit';
 import { KeyUsage } from './domain/key-usage';
 import { KeyRepository } from './storage/key-repository';
 import { KeyUsageStore } from './storage/key-usage-store';
@@ -66,6 +68,19 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     cursorSecret: config.CURSOR_SECRET,
     metrics: runtime.metrics,
     eventStreams,
+    requestTimeoutMs: config.GATEWAY_REQUEST_TIMEOUT_MS,
+    admission: {
+      queue: new Admission(
+        new ConcurrencyLimit({
+          initial: config.ADMISSION_INITIAL_LIMIT,
+          min: config.ADMISSION_MIN_LIMIT,
+          max: config.ADMISSION_MAX_LIMIT,
+          latencyCeilingMs: config.ADMISSION_LATENCY_CEILING_MS,
+        }),
+        { criticalReserve: config.ADMISSION_CRITICAL_RESERVE, maxWaitMs: config.ADMISSION_MAX_WAIT_MS },
+      ),
+      retryAfterSeconds: config.ADMISSION_RETRY_AFTER_SECONDS,
+    },
     trustedProxies: config.TRUST_PROXY,
   });
   const server = createHttpServer(app, config.DOCS_BASE_URL);

@@ -5,6 +5,7 @@
  */
 import express, { type Express } from 'express';
 import type { Logger, RedisClient, Registry } from '@partner-api/shared';
+import type { Admission } from '../domain/admission';
 import { KeyResolver } from '../domain/key-resolver';
 import type { KeyUsage } from '../domain/key-usage';
 import { IdempotencyStore } from '../storage/idempotency-store';
@@ -12,7 +13,9 @@ import { KeyAdmission } from '../storage/key-admission';
 import { OperationLimits } from '../storage/operation-limits';
 import type { KeyRepository } from '../storage/key-repository';
 import { partnerApiDocument } from '../openapi/document';
+import { AbandonedRequests } from './abandoned-requests';
 import { errorHandler, routeNotFound } from './errors';
+import { admissionControl, requestClassifier } from './middleware/admission-control';
 import { authenticate } from './middleware/authenticate';
 import { browserGuard } from './middleware/browser-guard';
 import { idempotency } from './middleware/idempotency';
@@ -42,6 +45,10 @@ export interface AppDependencies {
   cursorSecret: string;
   /** Where the HTTP request metrics are registered (the ops port's registry). */
   metrics: Registry;
+  /** Every request's deadline, carried by its gRPC calls (D442). */
+  requestTimeoutMs: number;
+  /** Which requests this process starts under load, and which it sheds (D441). */
+  admission: { queue: Admission; retryAfterSeconds: number };
   /** The open `GET /webhook_events/stream` responses (ended at shutdown). */
   eventStreams: EventStreams;
 }
@@ -52,9 +59,13 @@ export function createApp(deps: AppDependencies): Express {
   app.set('trust proxy', deps.trustedProxies);
   app.set('etag', false);
 
-  app.use(requestContext(deps.docsBaseUrl));
+  app.use(requestContext(deps.docsBaseUrl, deps.requestTimeoutMs));
   app.use(requestLog(deps.logger, API_OPERATIONS));
   app.use(requestMetrics(deps.metrics, API_OPERATIONS));
+  // Before anything that costs: a request turned away has had only its id and this check.
+  const keyAdmission = new KeyAdmission(deps.redis);
+  const resolver = new KeyResolver(deps.keys, keyAdmission);
+  app.use(admissionControl(deps.admission.queue, resolver, { classify: requestClassifier(API_OPERATIONS), retryAfterSeconds: deps.admission.retryAfterSeconds, registry: deps.metrics }));
 
   const openApiDocument = partnerApiDocument(deps.publicBaseUrl);
   app.get('/openapi.json', (_req, res) => {
@@ -62,8 +73,7 @@ export function createApp(deps: AppDependencies): Express {
   });
 
   app.use(browserGuard);
-  const admission = new KeyAdmission(deps.redis);
-  app.use(authenticate(new KeyResolver(deps.keys, admission), admission, deps.keyUsage));
+  app.use(authenticate(resolver, keyAdmission, deps.keyUsage));
   app.use(jsonBody);
   app.use(idempotency(new IdempotencyStore(deps.redis), deps.logger, API_OPERATIONS));
 
@@ -73,6 +83,7 @@ export function createApp(deps: AppDependencies): Express {
     sealer: new CursorSealer(deps.cursorSecret),
     limits: new OperationLimits(deps.redis),
     pageBodies: new PageBodies(),
+    abandoned: new AbandonedRequests(deps.metrics),
   });
 
   app.use(routeNotFound);

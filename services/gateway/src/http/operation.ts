@@ -11,9 +11,11 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ApiError, type RequestContext } from '@partner-api/shared';
 import type { Scope, StoredKey } from '../domain/api-keys';
 import type { OperationLimits } from '../storage/operation-limits';
+import type { AbandonedRequests } from './abandoned-requests';
 import type { OperationTag } from '../openapi/tags';
 import { z } from '../openapi/zod';
 import { callerContext } from './middleware/authenticate';
+import { clientGone } from './middleware/request-context';
 import { assertStorableQuery } from './middleware/request-text';
 import type { PageBodies } from './page-bodies';
 import type { CursorSealer } from './pagination';
@@ -24,6 +26,8 @@ import { validate, type ValidateOptions } from './validation';
 /** What handlers may use besides their input: the downstream services, the cursor sealer, the per-organisation operation limits and the list pages kept by their tags. */
 export interface OperationDeps {
   clients: ServiceClients;
+  /** Counts the requests whose answer never reached their client (checkout sessions, D444). */
+  abandoned: AbandonedRequests;
   sealer: CursorSealer;
   limits: OperationLimits;
   pageBodies: PageBodies;
@@ -39,6 +43,8 @@ export interface OperationInput<Q, B> {
   ctx: RequestContext;
   key: StoredKey;
   req: Request;
+  /** The response, for handlers that must know whether their answer reached the caller (checkout sessions, D444). */
+  res: Response;
   deps: OperationDeps;
 }
 
@@ -82,6 +88,11 @@ export interface OperationSpec<Q extends z.ZodObject | undefined, B extends z.Zo
    * carries this limit's RateLimit-* headers instead of the key's.
    */
   organisationRateLimit?: number;
+  /**
+   * A write that moves money or stock: under load it may use the whole
+   * admission limit, where other requests keep to what its reserve leaves (D441).
+   */
+  critical?: boolean;
   responses: RouteConfig['responses'];
   handler: (input: OperationInput<Infer<Q>, Infer<B>>) => Promise<Reply> | Reply;
 }
@@ -97,6 +108,8 @@ export interface Operation {
   readonly route: RouteConfig;
   /** Its answer to an unexpected failure, when not `internal_error` (see OperationSpec.failure). */
   readonly failure: ApiError | undefined;
+  /** Admitted from the critical share under load (see OperationSpec.critical). */
+  readonly critical: boolean;
   handler(deps: OperationDeps): RequestHandler;
 }
 
@@ -169,6 +182,7 @@ export function defineOperation<Q extends z.ZodObject | undefined = undefined, B
     id: spec.id,
     route: openApiRoute(general),
     failure: spec.failure,
+    critical: spec.critical ?? false,
     handler(deps) {
       return async (req, res) => {
         const key = res.locals.key as StoredKey;
@@ -177,7 +191,9 @@ export function defineOperation<Q extends z.ZodObject | undefined = undefined, B
         const query = (spec.query ? validate(spec.query, storableQuery(req.query)) : undefined) as Infer<Q>;
         const body = (spec.body ? validate(spec.body, req.body ?? {}, spec.bodyOptions) : undefined) as Infer<B>;
         if (spec.organisationRateLimit !== undefined) await admitOperation(res, deps.limits, key.organisationId, spec.operationId, spec.organisationRateLimit);
-        send(res, await spec.handler({ id, query, body, ctx: callerContext(res), key, req, deps }));
+        // Its client left while it was checked: nothing is started for nobody (D442).
+        if (clientGone(res)) return;
+        send(res, await spec.handler({ id, query, body, ctx: callerContext(res), key, req, res, deps }));
       };
     },
   };

@@ -104,6 +104,7 @@ export function authenticate(
         mode: key.mode,
         keyId: key.id,
         requestId: res.locals.requestId as string,
+        deadline: res.locals.deadline as number,
       } satisfies RequestContext;
       return next();
     }

@@ -1,6 +1,10 @@
-/** Request-Id and Service-Version go on every response, errors included, so they are set first. */
+/**
+ * Request-Id and Service-Version go on every response, errors included, so
+ * they are set first. The request's deadline starts here too: its gRPC
+ * calls carry what is left of it (D442).
+ */
 import { randomFillSync } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { API_VERSION } from '@partner-api/shared';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -23,11 +27,22 @@ export function newRequestId(): string {
   return id;
 }
 
-export function requestContext(docsBaseUrl: string): RequestHandler {
+/** Whether the request's client has gone before its answer was written. */
+export const clientGone = (res: Response): boolean => res.locals.clientGone === true;
+
+/** How long a request may take unless GATEWAY_REQUEST_TIMEOUT_MS says otherwise: inside a client's usual 10 s. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 8_000;
+
+export function requestContext(docsBaseUrl: string, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): RequestHandler {
   return (_req, res, next) => {
     const requestId = newRequestId();
     res.locals.requestId = requestId;
     res.locals.docsBaseUrl = docsBaseUrl;
+    res.locals.deadline = Date.now() + requestTimeoutMs;
+    // A client that leaves before its answer is written ends the request's time there: no work is started for it after (D442).
+    res.once('close', () => {
+      if (!res.writableFinished) res.locals.clientGone = true;
+    });
     res.setHeader('Request-Id', requestId);
     res.setHeader('Service-Version', API_VERSION);
     next();

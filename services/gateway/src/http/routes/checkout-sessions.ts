@@ -1,6 +1,9 @@
 /** Checkout sessions, served by the orders service (which holds tickets through inventory). */
 import { createHash, randomUUID } from 'node:crypto';
-import { ApiError, gen, nameBasedUuid, toApiJson } from '@partner-api/shared';
+import type { Response } from 'express';
+import { ApiError, gen, nameBasedUuid, ServiceUnanswered, toApiJson, withoutDeadline } from '@partner-api/shared';
+import type { AbandonedRequests } from '../abandoned-requests';
+import { clientGone } from '../middleware/request-context';
 import { canonicalJson } from '../middleware/idempotency';
 import { errorResponse, jsonResponse } from '../../openapi/registry';
 import { CheckoutSessionSchema } from '../../openapi/schemas';
@@ -62,11 +65,53 @@ export function checkoutSessionId(keyId: number, idempotencyKey: string | undefi
   return nameBasedUuid(createHash('sha256').update(`checkout_session\n${keyId}\n${idempotencyKey}\n${canonicalJson(body)}`).digest());
 }
 
+/** Inventory or orders failed without a refusal: the session may exist all the same. */
+const outcomeUnknown = (error: unknown) => error instanceof ServiceUnanswered || !(error instanceof ApiError) || error.httpStatus >= 500;
+
+/**
+ * A session asked for without an Idempotency-Key whose buyer never got the
+ * answer (D444): the client left before it was written, or the call failed
+ * with its outcome unknown. Nobody can ever find such a session, so its
+ * hold goes back to stock at once instead of after 15 minutes. The abandon
+ * is sent only once the create has settled, so it always comes after the
+ * session it ends. With a key the session is kept: the retry the key
+ * promises finds it.
+ */
+function abandonUndelivered(res: Response, creating: Promise<unknown>, abandon: () => Promise<unknown>, abandoned: AbandonedRequests): void {
+  let created = false;
+  let undelivered = false;
+  let sent = false;
+  const abandonOnce = () => {
+    if (sent) return;
+    sent = true;
+    void abandon().then(
+      () => abandoned.count('released'),
+      () => abandoned.count('release_failed'),
+    );
+  };
+  const leave = () => {
+    undelivered = true;
+    if (created) abandonOnce();
+  };
+  if (clientGone(res)) leave();
+  else res.once('close', () => !res.writableFinished && leave());
+  creating.then(
+    () => {
+      created = true;
+      if (undelivered) abandonOnce();
+    },
+    (error: unknown) => {
+      if (outcomeUnknown(error)) abandonOnce();
+    },
+  );
+}
+
 export const checkoutSessionOperations = [
   defineOperation({
     method: 'post',
     path: '/checkout_sessions',
     operationId: 'createCheckoutSession',
+    critical: true,
     // Any failure that is not a refusal, the gateway's own Redis included: nothing was sold, and a retry with the same key is safe.
     failure: new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.'),
     tag: 'Checkout sessions',
@@ -81,9 +126,10 @@ export const checkoutSessionOperations = [
       409: errorResponse('A request with this Idempotency-Key is still running.'),
       422: errorResponse('Not on sale, unavailable, over the limits, seated, or Idempotency-Key reused.'),
     },
-    handler: async ({ body, ctx, deps, req }) => {
+    handler: async ({ body, ctx, deps, req, res }) => {
+      const idempotencyKey = req.header('Idempotency-Key');
       const request = {
-        sessionId: checkoutSessionId(ctx.keyId, req.header('Idempotency-Key'), req.body),
+        sessionId: checkoutSessionId(ctx.keyId, idempotencyKey, req.body),
         eventIdOrSlug: String(body.event_id),
         items: body.items.map((item) => ({
           ticketTypeId: BigInt(item.ticket_type_id),
@@ -102,7 +148,15 @@ export const checkoutSessionOperations = [
         metadata: body.metadata ?? {},
       };
       // Orders down or its answer lost: the session id is fixed, so a retry with the same key finds or finishes it (see `failure`).
-      const session = await deps.clients.orders.createCheckoutSession(request, ctx);
+      const creating = deps.clients.orders.createCheckoutSession(request, ctx);
+      if (idempotencyKey === undefined) {
+        abandonUndelivered(res, creating, () => deps.clients.orders.abandonCheckoutSession({ id: request.sessionId }, withoutDeadline(ctx)), deps.abandoned);
+      } else {
+        res.once('close', () => {
+          if (!res.writableFinished) deps.abandoned.count('kept');
+        });
+      }
+      const session = await creating;
       return created(toApiJson(gen.orders.CheckoutSessionSchema, session));
     },
   }),

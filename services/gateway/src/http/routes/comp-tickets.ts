@@ -56,6 +56,7 @@ export const compTicketOperations = [
     method: 'post',
     path: '/comp_tickets',
     operationId: 'createCompTickets',
+    critical: true,
     tag: 'Comp tickets',
     summary: 'Issue comp tickets',
     description:

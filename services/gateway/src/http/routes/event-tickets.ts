@@ -71,6 +71,7 @@ export const eventTicketOperations = [
     method: 'post',
     path: '/events/{id}/check_ins',
     operationId: 'createCheckIn',
+    critical: true,
     tag: 'Attendees and check-ins',
     summary: 'Check a ticket in',
     description:
