@@ -23,7 +23,7 @@ const { setTimeout } = require('node:timers');
 const { Redis } = require('ioredis');
 const { createPool, randomBase62 } = require('@partner-api/shared');
 const {
-  checkoutBody, cpuByProcess, createSessions, loadEnv, loopbackOnly, redisSettled, record, releaseHolds, removeRunRows, setUpOnSale, sleep,
+  checkoutBody, cpuByProcess, createSessions, loadEnv, loopbackOnly, percentiles, redisSettled, record, releaseHolds, removeRunRows, setUpOnSale, sleep,
 } = require('./lib');
 const { attack, ghostCount, phaseFigures, readResults, recoverySeconds, vegetaBinary, writeTargets } = require('./open-loop');
 
@@ -81,8 +81,12 @@ async function settle(sessions, redis) {
 async function closedLoopCapacity({ url, headers, body }) {
   await createSessions({ url, headers, body, connections: 8, seconds: 2 });
   const load = await createSessions({ url, headers, body, connections: CLOSED_LOOP_BUYERS, seconds: CLOSED_LOOP_SECONDS, rampSeconds: CLOSED_LOOP_RAMP_SECONDS });
-  console.log(`phase 0 (closed loop, ${CLOSED_LOOP_BUYERS} buyers): ${fmtInt(load.rps)} checkouts/s, p50 ${ms(load.p50)} ms, p99 ${ms(load.p99)} ms, ${load.bad} failed`);
-  return load;
+  const answers = Object.entries(load.statuses).map(([status, count]) => `${status}: ${fmtInt(count)}`);
+  if (load.errors) answers.push(`connection errors: ${fmtInt(load.errors)}`);
+  if (load.timeouts) answers.push(`timeouts: ${fmtInt(load.timeouts)}`);
+  const closed = { ...load, answers: answers.join(', ') };
+  console.log(`phase 0 (closed loop, ${CLOSED_LOOP_BUYERS} buyers): ${fmtInt(load.rps)} checkouts/s, p50 ${ms(load.p50)} ms, p99 ${ms(load.p99)} ms; answers (ramp included) ${closed.answers}`);
+  return closed;
 }
 
 /**
@@ -115,11 +119,18 @@ async function openLoopPhase({ binary, dir, multiple, rate, target, sessions, re
   const figures = phaseFigures(results, { rate, seconds: PHASE_SECONDS, fastMs: FAST_MS });
   const lastSent = Math.max(...results.map((result) => result.sentAt));
   const recovery = recoverySeconds(probes, { from: lastSent, underMs: RECOVERED_MS });
+  // When it never gets under the bar, how far over it the end of the probe still was.
+  const probeEnd = Math.max(...probes.map((result) => result.sentAt)) - 2000;
+  const lastProbes = probes.filter((result) => result.sentAt >= probeEnd);
+  const probeTail = {
+    p99: percentiles(lastProbes.filter((result) => result.status === 201).map((result) => result.latencyMs).sort((a, b) => a - b)).p99,
+    failed: lastProbes.filter((result) => result.status !== 201).length,
+  };
 
   await settle(sessions, redis);
   const received = [...figures.ids, ...probes.filter((result) => result.status === 201).map((result) => result.id)];
   const ghosts = ghostCount(await sessions.openedSince(startedAt), received);
-  return { multiple, name, ...figures, recovery, ghosts, spent };
+  return { multiple, name, ...figures, recovery, probeTail, ghosts, spent };
 }
 
 function printPhase(phase, capacity) {
@@ -132,13 +143,16 @@ function printPhase(phase, capacity) {
         `429s ${fmtInt(phase.rejected.count)} (p99 ${ms(phase.rejected.p99)} ms, ${fmtInt(phase.rejected.withRetryAfter)} with Retry-After)`,
       `  answers: ${outcomes}`,
       `  timeouts ${fmtInt(phase.timeouts)}, 5xx ${fmtInt(phase.serverErrors)}, no answer ${fmtInt(phase.noAnswer)}; ` +
-        `p99 back under ${RECOVERED_MS} ms ${recoveryText(phase.recovery)} after the phase; ghost holds ${fmtInt(phase.ghosts)}`,
+        `p99 back under ${RECOVERED_MS} ms ${recoveryText(phase)} after the phase; ghost holds ${fmtInt(phase.ghosts)}`,
       `  CPU (cores busy while sending): ${Object.entries(phase.spent).filter(([name]) => name !== 'total').map(([name, seconds]) => `${name} ${(seconds / PHASE_SECONDS).toFixed(2)}`).join(', ')}`,
     ].join('\n'),
   );
 }
 
-const recoveryText = (seconds) => (seconds === null ? `not within ${PROBE_SECONDS} s` : `${seconds.toFixed(1)} s`);
+const recoveryText = (phase) =>
+  phase.recovery === null
+    ? `not within ${PROBE_SECONDS} s (last 2 s: 201 p99 ${ms(phase.probeTail.p99)} ms${phase.probeTail.failed ? `, ${phase.probeTail.failed} not 201` : ''})`
+    : `${phase.recovery.toFixed(1)} s`;
 
 function markdown({ capacity, phases, machine }) {
   const processes = Object.keys(phases[0].spent);
@@ -147,7 +161,7 @@ function markdown({ capacity, phases, machine }) {
     machine,
     '',
     `Closed-loop capacity (phase 0, ${CLOSED_LOOP_BUYERS} buyers each waiting for its answer, ${CLOSED_LOOP_SECONDS} s after a ${CLOSED_LOOP_RAMP_SECONDS} s ramp): ` +
-      `**${fmtInt(capacity.rps)} checkouts/s**, p50 ${ms(capacity.p50)} ms, p99 ${ms(capacity.p99)} ms. ` +
+      `**${fmtInt(capacity.rps)} checkouts/s**, p50 ${ms(capacity.p50)} ms, p99 ${ms(capacity.p99)} ms; answers, ramp included: ${capacity.answers}. ` +
       `Open-loop phases of ${PHASE_SECONDS} s, ${TIMEOUT_SECONDS} s client timeout, ${IDEMPOTENCY_KEYS ? 'a fresh Idempotency-Key per request' : 'no Idempotency-Key'}:`,
     '',
     head(['Offered', 'Sent/s', '201/s', '201 within 1 s, /s', 'of capacity', '201 p50 ms', '201 p99 ms', 'Other answers p99 ms', '429 p99 ms', 'Timeouts', '5xx', 'No answer', 'p99 < 150 ms again after', 'Ghost holds']),
@@ -156,7 +170,7 @@ function markdown({ capacity, phases, machine }) {
       head([
         `${fmtInt(phase.offered)}/s (${phase.name})`, fmtInt(phase.achieved), fmtInt(phase.createdPerSecond), fmtInt(phase.fastPerSecond), (phase.fastPerSecond / capacity.rps).toFixed(2),
         ms(phase.created.p50), ms(phase.created.p99), ms(phase.others.p99), ms(phase.rejected.p99), fmtInt(phase.timeouts), fmtInt(phase.serverErrors), fmtInt(phase.noAnswer),
-        recoveryText(phase.recovery), fmtInt(phase.ghosts),
+        recoveryText(phase), fmtInt(phase.ghosts),
       ]),
     ),
     '',
