@@ -48,6 +48,7 @@ for values in "$CHART"/ci/*-values.yaml "$ROOT"/deploy/values/*.yaml; do
     --from-literal=REDIS_URL=redis://redis:6379 --from-literal=KAFKA_BROKERS=kafka:9092 \
     --from-literal=CURSOR_SECRET=0123456789abcdef0123456789abcdef --from-literal=SMTP_URL=smtp://mail:587 \
     --from-literal=CHANNEL_TOKEN_SECRET=0123456789abcdef0123456789abcdef \
+    --from-literal=TICKET_PAGE_SECRET=0123456789abcdef0123456789abcdef \
     --from-literal=DASHBOARD_SECRET=0123456789abcdef0123456789abcdef >/dev/null
   args=(-n "$ns" -f "$values")
 
