@@ -51,6 +51,7 @@ up: services ## everything: install, build, infrastructure, migrate, seed, start
 	echo "  live key: $$DEMO_LIVE_KEY"; \
 	echo "  test key: $$DEMO_TEST_KEY"; \
 	echo "  dashboard: $$DASHBOARD_URL (sign in as $$DEMO_DASHBOARD_EMAIL, password $$DEMO_DASHBOARD_PASSWORD)"; \
+	if [ -n "$$MAIL_URL" ]; then echo "  mail:     $$MAIL_URL (every email the stack sends, in MailDev)"; fi; \
 	echo "  logs:     $(DATA)/logs/"; \
 	echo "  try:      curl -H \"Authorization: Bearer $$DEMO_LIVE_KEY\" $$BASE_URL/"
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Local PostgreSQL, Redis and Kafka for development and tests, without Docker.
+# Local PostgreSQL, Redis, Kafka and MailDev for development and tests, without Docker.
 # Installs what is missing, runs each under .data/ on loopback, waits until
 # ready, and records the URLs in .data/infra.env. A server named by
-# DATABASE_URL, REDIS_URL or KAFKA_BROKERS in the environment is used as it
-# is. Idempotent: `up` when everything runs returns in well under a second.
+# DATABASE_URL, REDIS_URL, KAFKA_BROKERS or SMTP_URL in the environment is
+# used as it is. Idempotent: `up` when everything runs returns in well under a second.
 #
 #   infra.sh up | down | status | env
-#   infra.sh start|stop postgres|redis|kafka      one server (crash tests)
+#   infra.sh start|stop postgres|redis|kafka|maildev  one server (crash tests)
 #   infra.sh start|stop kafka-cluster             the 3-node Kafka cluster (every node not running)
 #   infra.sh kill redis [PORT] | kill kafka NODE  SIGKILL, for crash tests (Redis Cluster: one shard; NODE: 1-3 of the Kafka cluster)
 #
@@ -26,11 +26,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/kafka.sh"
 # shellcheck source=deploy/local/kafka-cluster.sh
 . "$HERE/kafka-cluster.sh"
+# shellcheck source=deploy/local/maildev.sh
+. "$HERE/maildev.sh"
 
 ENV_FILE="$DATA/infra.env"
 
 usage() {
-  say "usage: $0 up|down|status|env | start|stop postgres|redis|kafka|kafka-cluster | kill redis [PORT] | kill kafka NODE"
+  say "usage: $0 up|down|status|env | start|stop postgres|redis|kafka|kafka-cluster|maildev | kill redis [PORT] | kill kafka NODE"
   exit 2
 }
 
@@ -48,6 +50,9 @@ write_env() {
     echo "DATABASE_URL=${DATABASE_URL:-$PG_URL}"
     echo "REDIS_URL=${REDIS_URL:-$REDIS_URL_LOCAL}"
     echo "KAFKA_BROKERS=${KAFKA_BROKERS:-$(kafka_endpoint)}"
+    echo "SMTP_URL=${SMTP_URL:-$MAILDEV_SMTP_URL}"
+    # Where the mail sent locally is read (MailDev's web UI and REST API).
+    if ! external SMTP_URL "$MAILDEV_SMTP_URL"; then echo "MAIL_URL=$MAILDEV_URL"; fi
   } >"$ENV_FILE.tmp"
   mv "$ENV_FILE.tmp" "$ENV_FILE"
 }
@@ -60,14 +65,15 @@ server() { # postgres|redis|kafka -> the env var that points elsewhere, our endp
     postgres) echo "DATABASE_URL $PG_URL" ;;
     redis) echo "REDIS_URL $REDIS_URL_LOCAL" ;;
     kafka) echo "KAFKA_BROKERS $(kafka_endpoint)" ;;
-    *) say "unknown server: $1 (postgres, redis or kafka)"; usage ;;
+    maildev) echo "SMTP_URL $MAILDEV_SMTP_URL" ;;
+    *) say "unknown server: $1 (postgres, redis, kafka or maildev)"; usage ;;
   esac
 }
 
 up() {
   local name var endpoint
   kafka_cluster_requested || true # fail early on an unsupported KAFKA_CLUSTER
-  for name in postgres redis kafka; do
+  for name in postgres redis kafka maildev; do
     read -r var endpoint < <(server "$name")
     if external "$var" "$endpoint"; then
       say "$name: using $var from the environment"
@@ -82,7 +88,7 @@ up() {
 
 status() {
   local name var endpoint
-  for name in postgres redis kafka; do
+  for name in postgres redis kafka maildev; do
     read -r var endpoint < <(server "$name")
     if external "$var" "$endpoint"; then
       echo "$name: external ($var=${!var})"
@@ -101,6 +107,7 @@ case "${1:-}" in
     ;;
   down)
     lock
+    maildev_stop
     kafka_cluster_stop
     kafka_stop
     redis_stop

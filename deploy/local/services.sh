@@ -77,6 +77,12 @@ load_env() {
   fi
   # A local stack delivers webhooks to receivers on this machine (never set in a deployment).
   export WEBHOOK_ALLOW_LOOPBACK_RECEIVERS=${WEBHOOK_ALLOW_LOOPBACK_RECEIVERS:-true}
+  # Every service mails through the local mail server (MailDev, SMTP_URL in
+  # infra.env), where the mail is read on MAIL_URL; MAILER=log (and the
+  # like) in the environment keep a service's mail in its log instead.
+  if [[ -n "${SMTP_URL:-}" ]]; then
+    export MAILER=${MAILER:-smtp} GUEST_MAILER=${GUEST_MAILER:-smtp} DASHBOARD_MAILER=${DASHBOARD_MAILER:-smtp}
+  fi
   # Wallet passes are signed with the local test pair of `make pass-certs`, when it is there.
   if [[ -z "${PASS_CERTIFICATES_DIR+set}" && -d "$ROOT/.data/passkit" ]]; then export PASS_CERTIFICATES_DIR="$ROOT/.data/passkit"; fi
 }

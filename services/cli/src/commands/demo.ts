@@ -79,6 +79,8 @@ export function registerDemo(program: Command): void {
           DASHBOARD_URL: process.env.DASHBOARD_BASE_URL ?? 'http://localhost:4200',
           DEMO_DASHBOARD_EMAIL: DEMO_OWNER,
           DEMO_DASHBOARD_PASSWORD: await demoOwnerPassword(ctx, demo.id, previous.DEMO_DASHBOARD_PASSWORD),
+          // Where the local stack's mail is read (MailDev, from infra.env); absent with a mail server of one's own.
+          ...(process.env.MAIL_URL ? { MAIL_URL: process.env.MAIL_URL } : {}),
         };
         fs.mkdirSync(path.dirname(options.out), { recursive: true });
         fs.writeFileSync(
