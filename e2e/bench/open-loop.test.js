@@ -102,3 +102,15 @@ test('vegeta sends the targets file at the rate asked, and its results read back
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("bench-overload's last line: capacity, the multiples past it, the run's totals", () => {
+  const { summaryLine } = require('./overload');
+  const phase = (multiple, fast, p99, rejected) => ({
+    multiple, name: `${multiple}x`, fastPerSecond: fast, created: { p99 }, rejected: { count: rejected ? 10 : 0, p99: rejected }, timeouts: 1, serverErrors: 2, ghosts: 3,
+  });
+  assert.equal(
+    summaryLine(2000, [phase(0.5, 1000, 50, 0), phase(2, 1800, 250, 12), phase(10, 1400, 300, 0)]),
+    'overload: capacity 2,000/s; 2x: 1,800/s fast (0.90 of capacity), p99 250 ms, rejected p99 12 ms; 10x: 1,400/s fast (0.70 of capacity), p99 300 ms, rejected p99 n/a; ' +
+      'timeouts 3; 5xx 6; ghost holds 9',
+  );
+});

@@ -34,8 +34,8 @@ const TIMEOUT_SECONDS = 10;
 const CLOSED_LOOP_BUYERS = 200;
 const CLOSED_LOOP_SECONDS = 10;
 const CLOSED_LOOP_RAMP_SECONDS = 2;
-/** The probe after each phase: a light open-loop stream of checkouts (a few % of capacity), until the p99 is under RECOVERED_MS. */
-const PROBE_RATE = 100;
+/** The probe after each phase: a light open-loop stream of checkouts, 5% of capacity within these bounds (50 a window at 2,000/s). */
+const probeRateFor = (capacity) => Math.max(10, Math.min(100, capacity * 0.05));
 const PROBE_SECONDS = 10;
 const RECOVERED_MS = 150;
 /** A 201 answered later than this reaches a buyer who has given up or is about to ("fast" counts those within it). */
@@ -94,14 +94,14 @@ async function closedLoopCapacity({ url, headers, body }) {
  * sending the probe stream, both until every answer or timeout; then the
  * stack settles and the ghosts are counted.
  */
-async function openLoopPhase({ binary, dir, multiple, rate, target, sessions, redis }) {
+async function openLoopPhase({ binary, dir, multiple, rate, probeRate, target, sessions, redis }) {
   const name = label(multiple);
   const keys = (prefix) => (IDEMPOTENCY_KEYS ? (index) => ({ 'Idempotency-Key': `bench-overload-${prefix}-${index}` }) : undefined);
   const runId = randomBase62(10);
   const targets = path.join(dir, `${name}.targets`);
   const probeTargets = path.join(dir, `${name}-probe.targets`);
   writeTargets(targets, { ...target, count: Math.ceil(rate * PHASE_SECONDS * 1.1), eachHeaders: keys(`${runId}-${name}`) });
-  writeTargets(probeTargets, { ...target, count: Math.ceil(PROBE_RATE * PROBE_SECONDS * 1.1), eachHeaders: keys(`${runId}-${name}-probe`) });
+  writeTargets(probeTargets, { ...target, count: Math.ceil(probeRate * PROBE_SECONDS * 1.1), eachHeaders: keys(`${runId}-${name}-probe`) });
 
   const output = path.join(dir, `${name}.bin`);
   const probeOutput = path.join(dir, `${name}-probe.bin`);
@@ -110,7 +110,7 @@ async function openLoopPhase({ binary, dir, multiple, rate, target, sessions, re
   const cpu = cpuByProcess({ 'vegeta (the load generator)': [load.pid] }, 'benchmark driver (this process)');
   await Promise.race([sleep(PHASE_SECONDS * 1000), load.done]);
   const spent = cpu.spent();
-  const probe = attack({ binary, targets: probeTargets, rate: PROBE_RATE, seconds: PROBE_SECONDS, timeoutSeconds: TIMEOUT_SECONDS, output: probeOutput, name: `${name}-probe` });
+  const probe = attack({ binary, targets: probeTargets, rate: probeRate, seconds: PROBE_SECONDS, timeoutSeconds: TIMEOUT_SECONDS, output: probeOutput, name: `${name}-probe` });
   await Promise.all([load.done, probe.done]);
 
   const results = await readResults(binary, output);
@@ -162,7 +162,8 @@ function markdown({ capacity, phases, machine }) {
     '',
     `Closed-loop capacity (phase 0, ${CLOSED_LOOP_BUYERS} buyers each waiting for its answer, ${CLOSED_LOOP_SECONDS} s after a ${CLOSED_LOOP_RAMP_SECONDS} s ramp): ` +
       `**${fmtInt(capacity.rps)} checkouts/s**, p50 ${ms(capacity.p50)} ms, p99 ${ms(capacity.p99)} ms; answers, ramp included: ${capacity.answers}. ` +
-      `Open-loop phases of ${PHASE_SECONDS} s, ${TIMEOUT_SECONDS} s client timeout, ${IDEMPOTENCY_KEYS ? 'a fresh Idempotency-Key per request' : 'no Idempotency-Key'}:`,
+      `Open-loop phases of ${PHASE_SECONDS} s, ${TIMEOUT_SECONDS} s client timeout, ${IDEMPOTENCY_KEYS ? 'a fresh Idempotency-Key per request' : 'no Idempotency-Key'}; ` +
+      `the probe after each sends ${fmtInt(probeRateFor(capacity.rps))} checkouts/s for ${PROBE_SECONDS} s:`,
     '',
     head(['Offered', 'Sent/s', '201/s', '201 within 1 s, /s', 'of capacity', '201 p50 ms', '201 p99 ms', 'Other answers p99 ms', '429 p99 ms', 'Timeouts', '5xx', 'No answer', 'p99 < 150 ms again after', 'Ghost holds']),
     `|---|${'---:|'.repeat(13)}`,
@@ -198,7 +199,7 @@ function summaryLine(capacity, phases) {
         `rejected p99 ${phase.rejected.count ? `${ms(phase.rejected.p99)} ms` : 'n/a'}`,
     );
   const total = (field) => phases.reduce((sum, phase) => sum + phase[field], 0);
-  return `overload: capacity ${fmtInt(capacity)}/s; ${parts.join('; ')}; timeouts ${fmtInt(total('timeouts'))}; 5xx ${fmtInt(total('serverErrors'))}; ghost holds ${fmtInt(total('ghosts'))}`;
+  return `overload: ${[`capacity ${fmtInt(capacity)}/s`, ...parts, `timeouts ${fmtInt(total('timeouts'))}`, `5xx ${fmtInt(total('serverErrors'))}`, `ghost holds ${fmtInt(total('ghosts'))}`].join('; ')}`;
 }
 
 async function main() {
@@ -231,7 +232,7 @@ async function main() {
     const target = { method: 'POST', url, headers: { Authorization: headers.authorization, 'Content-Type': 'application/json' }, body };
     const phases = [];
     for (const multiple of MULTIPLES) {
-      const phase = await openLoopPhase({ binary, dir, multiple, rate: capacity.rps * multiple, target, sessions, redis });
+      const phase = await openLoopPhase({ binary, dir, multiple, rate: capacity.rps * multiple, probeRate: probeRateFor(capacity.rps), target, sessions, redis });
       printPhase(phase, capacity.rps);
       phases.push(phase);
     }
