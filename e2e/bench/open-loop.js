@@ -161,10 +161,23 @@ function recoverySeconds(probes, { from, underMs = 150, windowMs = 500, expect =
   return recoveredAt === null ? null : (recoveredAt * windowMs) / 1000;
 }
 
+/** When the last of `results` was sent (ms); a loop, as a spread of a phase's hundreds of thousands of results overflows the stack. */
+const lastSentAt = (results) => results.reduce((latest, result) => Math.max(latest, result.sentAt), 0);
+
+/** The p99 of the `expect` answers among the requests of the last `lastMs` of a stream, and how many others it had. */
+function tailOf(results, { lastMs, expect = 201 }) {
+  const from = lastSentAt(results) - lastMs;
+  const last = results.filter((result) => result.sentAt >= from);
+  return {
+    p99: percentiles(sortedLatencies(last.filter((result) => result.status === expect))).p99,
+    failed: last.filter((result) => result.status !== expect).length,
+  };
+}
+
 /** Sessions in the database that no buyer received: ids opened during a phase that are not among the 201s' ids. */
 function ghostCount(openedIds, receivedIds) {
   const received = new Set(receivedIds);
   return openedIds.filter((id) => !received.has(id)).length;
 }
 
-module.exports = { VEGETA, vegetaBinary, writeTargets, attack, readResults, parseResult, phaseFigures, recoverySeconds, ghostCount };
+module.exports = { VEGETA, vegetaBinary, writeTargets, attack, readResults, parseResult, phaseFigures, lastSentAt, tailOf, recoverySeconds, ghostCount };

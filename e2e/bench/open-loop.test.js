@@ -7,7 +7,7 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { test } = require('node:test');
-const { attack, ghostCount, parseResult, phaseFigures, readResults, recoverySeconds, vegetaBinary, writeTargets } = require('./open-loop');
+const { attack, ghostCount, lastSentAt, parseResult, phaseFigures, readResults, recoverySeconds, tailOf, vegetaBinary, writeTargets } = require('./open-loop');
 
 const line = (fields) =>
   JSON.stringify({ attack: 'x', seq: 0, code: 0, timestamp: '2026-01-01T00:00:00.000000000Z', latency: 0, error: '', body: null, headers: null, ...fields });
@@ -64,6 +64,14 @@ test('recoverySeconds: the start of the window from which every window is under 
   assert.equal(recoverySeconds([probe(0, 20), probe(600, 20)], { from: 10_000 }), 0);
   assert.equal(recoverySeconds([probe(0, 20), probe(600, 200)], { from: 10_000 }), null);
   assert.equal(recoverySeconds([], { from: 10_000 }), null);
+});
+
+test("a 10x phase's results (hundreds of thousands): the last send time, and the tail of a stream's last seconds", () => {
+  const results = Array.from({ length: 400_000 }, (_, index) => ({ sentAt: index, latencyMs: index % 100, status: index % 4 ? 201 : 429 }));
+  assert.equal(lastSentAt(results), 399_999);
+  const tail = tailOf(results, { lastMs: 1999 });
+  assert.equal(tail.failed, 500);
+  assert.equal(tail.p99, 99);
 });
 
 test('ghostCount: sessions in the database that no 201 carried', () => {

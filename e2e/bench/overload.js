@@ -23,9 +23,9 @@ const { setTimeout } = require('node:timers');
 const { Redis } = require('ioredis');
 const { createPool, randomBase62 } = require('@partner-api/shared');
 const {
-  checkoutBody, cpuByProcess, createSessions, loadEnv, loopbackOnly, percentiles, redisSettled, record, releaseHolds, removeRunRows, setUpOnSale, sleep,
+  checkoutBody, cpuByProcess, createSessions, loadEnv, loopbackOnly, redisSettled, record, releaseHolds, removeRunRows, setUpOnSale, sleep,
 } = require('./lib');
-const { attack, ghostCount, phaseFigures, readResults, recoverySeconds, vegetaBinary, writeTargets } = require('./open-loop');
+const { attack, ghostCount, lastSentAt, phaseFigures, readResults, recoverySeconds, tailOf, vegetaBinary, writeTargets } = require('./open-loop');
 
 const PHASE_SECONDS = Number(process.env.BENCH_OVERLOAD_SECONDS ?? 15);
 const MULTIPLES = (process.env.BENCH_OVERLOAD_MULTIPLES ?? '0.5,1,2,4,10').split(',').map(Number);
@@ -117,15 +117,9 @@ async function openLoopPhase({ binary, dir, multiple, rate, probeRate, target, s
   const probes = await readResults(binary, probeOutput);
   for (const file of [targets, probeTargets, output, probeOutput]) fs.rmSync(file, { force: true });
   const figures = phaseFigures(results, { rate, seconds: PHASE_SECONDS, fastMs: FAST_MS });
-  const lastSent = Math.max(...results.map((result) => result.sentAt));
-  const recovery = recoverySeconds(probes, { from: lastSent, underMs: RECOVERED_MS });
+  const recovery = recoverySeconds(probes, { from: lastSentAt(results), underMs: RECOVERED_MS });
   // When it never gets under the bar, how far over it the end of the probe still was.
-  const probeEnd = Math.max(...probes.map((result) => result.sentAt)) - 2000;
-  const lastProbes = probes.filter((result) => result.sentAt >= probeEnd);
-  const probeTail = {
-    p99: percentiles(lastProbes.filter((result) => result.status === 201).map((result) => result.latencyMs).sort((a, b) => a - b)).p99,
-    failed: lastProbes.filter((result) => result.status !== 201).length,
-  };
+  const probeTail = tailOf(probes, { lastMs: 2000 });
 
   await settle(sessions, redis);
   const received = [...figures.ids, ...probes.filter((result) => result.status === 201).map((result) => result.id)];
