@@ -3,7 +3,7 @@ import { gen } from '@partner-api/shared';
 import type { PageTicket, TicketPage } from '../domain/ticket-pages';
 import { ticketPageHtml } from './ticket-page-html';
 
-const ticket = (id: number, fields: Partial<Omit<PageTicket, 'id'>> = {}): PageTicket =>
+const ticket = (id: number, fields: { status?: string; seatLabel?: string; attendee?: { firstName?: string; lastName?: string } } = {}): PageTicket =>
   create(gen.tickets.TicketSchema, { id: BigInt(id), barcode: `CODE${id}AAAAAAAAAAAAAAAAA`, status: 'valid', ticketTypeName: 'GA', eventId: 1n, ...fields });
 
 const page = (tickets: PageTicket[], transferredAway = 0): TicketPage => ({
