@@ -80,4 +80,13 @@ describe('hosted checkout pages', () => {
     expect(completedPage(session({ status: 'completed' }), event)).toMatch(/Order <strong data-testid="order-id">6f1c2d4e-0000-4000-8000-000000000001<\/strong>: 2 tickets issued to ann@example\.com/);
     expect(processingPage(session())).toContain('<meta http-equiv="refresh" content="2;url=/checkout/6f1c2d4e-0000-4000-8000-000000000001">');
   });
+
+  it('links the confirmation to the ticket page, in a tab of its own from an embedded checkout (it may not be framed)', () => {
+    const url = 'https://checkout.example.com/my-tickets/order/6f1c2d4e-0000-4000-8000-000000000001/abc?x=1&y=2';
+    expect(completedPage(session({ status: 'completed' }), event, url)).toContain(
+      '<a href="https://checkout.example.com/my-tickets/order/6f1c2d4e-0000-4000-8000-000000000001/abc?x=1&amp;y=2" data-testid="ticket-page-link">Show your tickets and QR codes</a>',
+    );
+    expect(completedPage(session({ status: 'completed', sales_channel: 'embed' }), event, url)).toContain('target="_blank" rel="noopener" data-testid="ticket-page-link"');
+    expect(completedPage(session({ status: 'completed' }), event)).not.toContain('ticket-page-link');
+  });
 });
