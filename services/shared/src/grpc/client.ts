@@ -55,12 +55,13 @@ export const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
 export const RECONNECT_WAIT_MS = 1_500;
 
 /**
- * Whether a method's proto declares it free of side effects
- * (`option idempotency_level = NO_SIDE_EFFECTS`): the reads, whose calls
- * may be sent again when their connection drops under them (D372).
+ * Whether a method's proto declares it safe to run twice: free of side
+ * effects (`option idempotency_level = NO_SIDE_EFFECTS`, the reads) or
+ * idempotent (`IDEMPOTENT`: a second run changes nothing more). Such calls
+ * may be sent again when their connection drops under them (D372, D392).
  */
-function sideEffectFree(method: DescMethodUnary): boolean {
-  return method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS;
+function safeToRunTwice(method: DescMethodUnary): boolean {
+  return method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS || method.idempotency === MethodOptions_IdempotencyLevel.IDEMPOTENT;
 }
 
 /** A call lost on its way: its connection failed before an answer came (the server may or may not have run it). */
@@ -128,7 +129,7 @@ export function createServiceClient<M extends GenServiceMethods>(
       channel.getConnectivityState(false) === grpc.connectivityState.READY
         ? send(method, request, ctx, deadline)
         : waitForBackend(deadline).then(() => send(method, request, ctx, deadline));
-    const sendRead = async (request: unknown, ctx: RequestContext, deadline: Date): Promise<unknown> => {
+    const sendSafe = async (request: unknown, ctx: RequestContext, deadline: Date): Promise<unknown> => {
       const hadBackend = channel.getConnectivityState(false) === grpc.connectivityState.READY || (await waitForBackend(deadline));
       try {
         return await send(method, request, ctx, deadline);
@@ -145,7 +146,7 @@ export function createServiceClient<M extends GenServiceMethods>(
         if (!(error instanceof ServiceUnanswered && error.refused) || Date.now() >= deadline.getTime()) throw error;
         return sendWhenReady(request, ctx, deadline);
       });
-    const call = sideEffectFree(method) ? sendRead : sendWrite;
+    const call = safeToRunTwice(method) ? sendSafe : sendWrite;
     // The call's own time, never past the request it serves (D442).
     methods[method.localName] = (request: unknown, ctx: RequestContext, callOptions?: { deadlineMs?: number }) =>
       call(request, ctx, new Date(Math.min(Date.now() + (callOptions?.deadlineMs ?? DEFAULT_DEADLINE_MS), ctx.deadline ?? Infinity)));

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { GenService } from '@bufbuild/protobuf/codegenv2';
 import pino from 'pino';
 import { InventoryService } from '../gen/partnerapi/inventory/v1/inventory_pb';
+import { OrdersService } from '../gen/partnerapi/orders/v1/orders_pb';
 import { ServiceUnanswered } from './call-errors';
 import { createServiceClient } from './client';
 import { addService, startGrpcServer } from './server';
@@ -110,6 +111,7 @@ it('gives up on a backend that stays away after a bounded wait, not at the callâ
 }, 30_000);
 
 type InventoryClient = ReturnType<typeof createServiceClient<typeof InventoryService extends GenService<infer M> ? M : never>>;
+type OrdersClient = ReturnType<typeof createServiceClient<typeof OrdersService extends GenService<infer M> ? M : never>>;
 
 /**
  * A backend in a process of its own that takes every call and never answers
@@ -119,20 +121,21 @@ type InventoryClient = ReturnType<typeof createServiceClient<typeof InventorySer
 const HANGING_BACKEND = `
 const grpc = require('@grpc/grpc-js');
 const bytes = (value) => value;
-const method = (name) => ({ path: '/partnerapi.inventory.v1.InventoryService/' + name, requestStream: false, responseStream: false,
+const method = (service, name) => ({ path: '/partnerapi.' + service + '/' + name, requestStream: false, responseStream: false,
   requestSerialize: bytes, requestDeserialize: bytes, responseSerialize: bytes, responseDeserialize: bytes });
 const server = new grpc.Server();
 const hang = () => process.send('called');
-server.addService({ GetEvent: method('GetEvent'), HoldStock: method('HoldStock') }, { GetEvent: hang, HoldStock: hang });
+server.addService({ GetEvent: method('inventory.v1.InventoryService', 'GetEvent'), HoldStock: method('inventory.v1.InventoryService', 'HoldStock') }, { GetEvent: hang, HoldStock: hang });
+server.addService({ AbandonCheckoutSession: method('orders.v1.OrdersService', 'AbandonCheckoutSession') }, { AbandonCheckoutSession: hang });
 server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) => process.send(error ? String(error) : port));
 `;
 
-describe('a call in flight when its backend is killed (D372)', () => {
+describe('a call in flight when its backend is killed (D372, D392)', () => {
   const silent = pino({ level: 'silent' });
   /** The backend that replaces the killed one on its port, counting the calls it gets. */
   const answering = (port: number, calls: string[]) =>
     startGrpcServer(
-      (grpcServer) =>
+      (grpcServer) => {
         addService(
           grpcServer,
           InventoryService,
@@ -147,26 +150,38 @@ describe('a call in flight when its backend is killed (D372)', () => {
             },
           },
           silent,
-        ),
+        );
+        addService(
+          grpcServer,
+          OrdersService,
+          {
+            abandonCheckoutSession: async () => {
+              calls.push('abandonCheckoutSession');
+              return { released: true };
+            },
+          },
+          silent,
+        );
+      },
       '127.0.0.1',
       port,
     );
 
   /** Makes `call` to the hanging backend, SIGKILLs it once the call reached it, and starts the answering one on its port 300 ms later. */
-  async function killUnder(call: (client: InventoryClient) => Promise<unknown>) {
+  async function killUnder(call: (clients: { inventory: InventoryClient; orders: OrdersClient }) => Promise<unknown>) {
     const hanging = fork('-e', [HANGING_BACKEND], { cwd: path.join(__dirname, '..', '..'), execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const exited = new Promise((resolve) => hanging.once('exit', resolve));
     const messages: unknown[] = [];
     hanging.on('message', (message) => messages.push(message));
     const secondCalls: string[] = [];
     let second: Awaited<ReturnType<typeof answering>> | undefined;
-    let client: InventoryClient | undefined;
+    let clients: { inventory: InventoryClient; orders: OrdersClient } | undefined;
     try {
       while (messages.length === 0) await sleep(10);
       const port = messages[0];
       if (typeof port !== 'number') throw new Error(`the hanging backend did not start: ${String(port)}`);
-      client = createServiceClient(InventoryService, `127.0.0.1:${port}`);
-      const outcome = call(client).then(
+      clients = { inventory: createServiceClient(InventoryService, `127.0.0.1:${port}`), orders: createServiceClient(OrdersService, `127.0.0.1:${port}`) };
+      const outcome = call(clients).then(
         (value) => ({ answered: value }),
         (error: { code?: string }) => ({ failed: error.code ?? String(error) }),
       );
@@ -179,20 +194,27 @@ describe('a call in flight when its backend is killed (D372)', () => {
     } finally {
       hanging.kill('SIGKILL');
       second?.server.forceShutdown();
-      client?.close();
+      clients?.inventory.close();
+      clients?.orders.close();
     }
   }
 
   it('sends a side-effect-free read again once a backend is back, and answers it', async () => {
-    const { outcome, secondCalls } = await killUnder((client) => client.getEvent({ idOrSlug: 'seven' }, ctx, { deadlineMs: 5_000 }));
+    const { outcome, secondCalls } = await killUnder(({ inventory }) => inventory.getEvent({ idOrSlug: 'seven' }, ctx, { deadlineMs: 5_000 }));
     expect(outcome).toEqual({ answered: expect.objectContaining({ slug: 'seven' }) });
     expect(secondCalls).toEqual(['getEvent']);
   }, 30_000);
 
   it('never sends a call with side effects twice: it fails as unanswered (a 500 its caller may retry with its key)', async () => {
-    const { outcome, secondCalls } = await killUnder((client) => client.holdStock({ holdId: 'h', eventIdOrSlug: 'e', lines: [] }, ctx, { deadlineMs: 5_000 }));
+    const { outcome, secondCalls } = await killUnder(({ inventory }) => inventory.holdStock({ holdId: 'h', eventIdOrSlug: 'e', lines: [] }, ctx, { deadlineMs: 5_000 }));
     expect(outcome).toEqual({ failed: 'internal_error' });
     expect(secondCalls).toEqual([]);
+  }, 30_000);
+
+  it('sends an IDEMPOTENT write again once a backend is back, and answers it (D392)', async () => {
+    const { outcome, secondCalls } = await killUnder(({ orders }) => orders.abandonCheckoutSession({ id: 'cs_1' }, ctx, { deadlineMs: 5_000 }));
+    expect(outcome).toEqual({ answered: expect.objectContaining({ released: true }) });
+    expect(secondCalls).toEqual(['abandonCheckoutSession']);
   }, 30_000);
 });
 
