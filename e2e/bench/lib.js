@@ -61,7 +61,8 @@ const httpLoad = ({ url, headers, connections, seconds }) => steadyLoad({ url, h
  * reported on its own (`ramp`), not dropped. `onSteady` runs when the ramp
  * ends (to start CPU readings for the measured window). `rps` counts the
  * answers with status `expect` (any 2xx when not given); `bad` counts every
- * other answer, connection error and timeout of the whole run, ramp included.
+ * other answer, connection error and timeout of the whole run, ramp included
+ * (`errors` are the connection errors other than timeouts).
  */
 async function steadyLoad({ url, method = 'GET', headers, body, connections, seconds, rampSeconds = 0, expect, onSteady }) {
   assertLoopback(url);
@@ -94,10 +95,11 @@ async function steadyLoad({ url, method = 'GET', headers, body, connections, sec
     rps: latencies.length / measuredSeconds,
     ...percentiles(latencies),
     created: latencies.length,
-    total: answered + result.errors + result.timeouts,
-    bad: bad + result.errors + result.timeouts,
+    // autocannon's errors include its timeouts: each counted once here, apart.
+    total: answered + result.errors,
+    bad: bad + result.errors,
     statuses,
-    errors: result.errors,
+    errors: result.errors - result.timeouts,
     timeouts: result.timeouts,
     ramp: { seconds: rampSeconds, answered: ramp.length, p99: rampTail.p99, max: rampTail.max },
     latencies,
