@@ -31,11 +31,11 @@ export const gatewayEnv = commonEnv
     /** Open streams one organisation may hold at once, across every gateway process (D370). */
     EVENT_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(5),
     /** Admission control (D441): the adaptive concurrency limit of one gateway process starts here and stays within these bounds. */
-    ADMISSION_INITIAL_LIMIT: z.coerce.number().int().positive().default(100),
+    ADMISSION_INITIAL_LIMIT: z.coerce.number().int().positive().default(200),
     ADMISSION_MIN_LIMIT: z.coerce.number().int().positive().default(10),
     ADMISSION_MAX_LIMIT: z.coerce.number().int().positive().default(1_000),
     /** A mean latency of admitted requests above this always shrinks the limit (the gradient alone drifts up under overload). */
-    ADMISSION_LATENCY_CEILING_MS: z.coerce.number().int().min(5).max(10_000).default(100),
+    ADMISSION_LATENCY_CEILING_MS: z.coerce.number().int().min(5).max(10_000).default(150),
     /** The fraction of the limit only critical writes (checkout sessions, comps, check-ins) may use. */
     ADMISSION_CRITICAL_RESERVE: z.coerce.number().min(0).max(0.9).default(0.3),
     /** How long a request over its share waits for a slot before it is answered 429. */
