@@ -15,6 +15,7 @@ import { CheckIns } from '../src/domain/check-ins';
 import type { EventDirectory } from '../src/domain/event-directory';
 import { Tickets } from '../src/domain/tickets';
 import { Transfers } from '../src/domain/transfers';
+import { MailRepository } from '../src/storage/mail-repository';
 import { TicketRepository } from '../src/storage/ticket-repository';
 
 const organisationId = 840_000 + Math.floor(Math.random() * 9_999);
@@ -43,7 +44,7 @@ beforeAll(async () => {
   pool = ticketsSchema.pool;
   const repository = new TicketRepository(pool);
   tickets = new Tickets(pool, repository);
-  transfers = new Transfers(pool, repository);
+  transfers = new Transfers(pool, repository, new MailRepository(pool));
   // The ticket's event is 1; the directory's lookup of the slug is not what this suite is about.
   checkIns = new CheckIns(pool, repository, { eventId: async () => 1n } as unknown as EventDirectory);
   await ensureTopic(createKafka({ brokers: kafkaBrokers(), clientId: 'tickets-it', logger }), topic, 3);

@@ -2,11 +2,13 @@
  * Transfers against the real tickets schema (D230, D231): the attendee and
  * the barcode change and `ticket.transferred` is written in one
  * transaction; a retry changes nothing; a checked-in ticket stays as it
- * is; concurrent transfers of one ticket apply one after the other.
+ * is; concurrent transfers of one ticket apply one after the other. The
+ * transfer's two emails (D413) are queued in the same transaction, once.
  */
 import { create } from '@bufbuild/protobuf';
 import { ApiError, createPool, gen, type Pool, type RequestContext } from '@partner-api/shared';
 import { Transfers } from '../src/domain/transfers';
+import { MailRepository } from '../src/storage/mail-repository';
 import { TicketRepository } from '../src/storage/ticket-repository';
 import { storedCompTicket } from './support';
 
@@ -32,7 +34,7 @@ async function transferredEvents(ticketId: string) {
 beforeAll(() => {
   pool = createPool({ url: process.env.DATABASE_URL!, schema: 'tickets', max: 4 });
   repository = new TicketRepository(pool);
-  transfers = new Transfers(pool, repository);
+  transfers = new Transfers(pool, repository, new MailRepository(pool));
 });
 afterAll(async () => {
   await pool.end();
@@ -49,6 +51,17 @@ describe('transferring a ticket', () => {
     expect(await repository.findByBarcode(organisationId, ticket.barcode)).toBeUndefined();
     expect((await repository.findByBarcode(organisationId, moved.barcode!))?.id).toBe(ticket.id);
     expect(await transferredEvents(ticket.id)).toEqual([{ previous: 'ann@example.com', to: 'ben@example.com', barcode: moved.barcode }]);
+  });
+
+  it("queues the new attendee's email with the new code and the previous attendee's note, once however often it is retried", async () => {
+    const ticket = await issue();
+    const moved = await transfer(ticket.id, 'cat@example.com', 'Cat');
+    await transfer(ticket.id, 'cat@example.com', 'Cat');
+    const { rows } = await pool.query('SELECT kind, recipient, recipient_name, barcode, state FROM ticket_mails WHERE ticket_id = $1 ORDER BY id', [ticket.id]);
+    expect(rows).toEqual([
+      { kind: 'transfer_received', recipient: 'cat@example.com', recipient_name: 'Cat', barcode: moved.barcode, state: 'pending' },
+      { kind: 'transfer_moved', recipient: 'ann@example.com', recipient_name: 'Ann Lee', barcode: null, state: 'pending' },
+    ]);
   });
 
   it('changes nothing when retried: same barcode, no second event', async () => {

@@ -13,9 +13,27 @@ export interface MailMessage {
   toName: string | null;
   subject: string;
   text: string;
+  /** An HTML alternative to `text`; images in it are attachments named by `cid:`, never remote. */
+  html?: string;
+  attachments?: MailAttachment[];
   /** Stable per message (`<ticket-<id>@…>`), so a repeat of an at-least-once send can be recognised. */
   messageId: string;
 }
+
+export interface MailAttachment {
+  filename: string;
+  content: Buffer | string;
+  contentType: string;
+  /** Set for an inline image: the HTML shows it as `<img src="cid:…">`. */
+  cid?: string;
+}
+
+/**
+ * A send the mail system refused for good (an address it will not take, a
+ * 5xx reply): trying again would fail the same way, so it is recorded as
+ * failed at once with the reason.
+ */
+export class PermanentMailFailure extends Error {}
 
 export interface Mailer {
   /** Resolves once the mail system accepted the message; throws to have it retried later. */

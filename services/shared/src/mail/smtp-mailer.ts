@@ -6,7 +6,17 @@
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import type { MailMessage, Mailer } from './mailer';
+import { PermanentMailFailure, type MailMessage, type Mailer } from './mailer';
+
+/**
+ * A 5xx reply (a mailbox that does not exist, an address the server will
+ * not relay to) or an address nodemailer cannot send to at all; a 4xx, a
+ * timeout or a lost connection is worth another try.
+ */
+function refusedForGood(error: unknown): boolean {
+  const { responseCode, code } = error as { responseCode?: number; code?: string };
+  return (typeof responseCode === 'number' && responseCode >= 500) || code === 'EENVELOPE';
+}
 
 export interface SmtpOptions {
   url: string;
@@ -24,13 +34,19 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(email: MailMessage): Promise<void> {
-    await this.transport.sendMail({
-      from: this.options.from,
-      to: email.toName ? { name: email.toName, address: email.to } : email.to,
-      subject: email.subject,
-      text: email.text,
-      messageId: email.messageId,
-    });
+    try {
+      await this.transport.sendMail({
+        from: this.options.from,
+        to: email.toName ? { name: email.toName, address: email.to } : email.to,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+        attachments: email.attachments?.map((attachment) => ({ ...attachment, contentDisposition: attachment.cid ? 'inline' : 'attachment' })),
+        messageId: email.messageId,
+      });
+    } catch (error) {
+      throw refusedForGood(error) ? new PermanentMailFailure(`the mail server refused the message: ${(error as Error).message}`) : error;
+    }
   }
 
   async close(): Promise<void> {

@@ -5,11 +5,15 @@
  * fires in the same transaction with the previous attendee's email. The
  * ticket's row is locked for the change, so concurrent transfers of one
  * ticket apply one after the other, each from the attendee the last left.
+ * The same transaction queues the new attendee's email (the ticket with its
+ * new code) and the previous attendee's note that it moved (D413).
  */
 import { create, type MessageShape } from '@bufbuild/protobuf';
 import { ApiError, appendToOutbox, buildEvent, gen, inTransaction, notFound, toApiJson, type Pool, type RequestContext } from '@partner-api/shared';
+import type { MailRepository } from '../storage/mail-repository';
 import type { TicketRepository, TicketRow, TransferredAttendee } from '../storage/ticket-repository';
 import { MAX_NAME_LENGTH } from './comp-rules';
+import { attendeeName } from './ticket-mail-content';
 import { ticketView, type TicketInit } from './ticket-view';
 import { newBarcode } from './tickets';
 
@@ -63,6 +67,7 @@ export class Transfers {
   constructor(
     private readonly pool: Pool,
     private readonly repository: TicketRepository,
+    private readonly mails: MailRepository,
   ) {}
 
   async transfer(ctx: RequestContext, request: TransferRequest): Promise<TicketInit> {
@@ -79,6 +84,17 @@ export class Transfers {
         buildEvent('ticket.transferred', { organisationId: ctx.organisationId, livemode: true }, object, { previous_attendee_email: ticket.attendee_email ?? '' }),
         `ticket:${moved.id}`,
       );
+      const dedupe = `transfer:${moved.id}:${moved.barcode}`;
+      await this.mails.queue(
+        { organisationId: ctx.organisationId, kind: 'transfer_received', dedupeKey: `${dedupe}:received`, ticketId: moved.id, barcode: moved.barcode, recipient: moved.attendee_email!, recipientName: attendeeName(moved) },
+        client,
+      );
+      if (ticket.attendee_email) {
+        await this.mails.queue(
+          { organisationId: ctx.organisationId, kind: 'transfer_moved', dedupeKey: `${dedupe}:moved`, ticketId: moved.id, recipient: ticket.attendee_email, recipientName: attendeeName(ticket) },
+          client,
+        );
+      }
       return moved;
     });
     return ticketView(row);

@@ -3,6 +3,7 @@ import type { gen, ServiceHandlers } from '@partner-api/shared';
 import type { Attendees } from '../domain/attendees';
 import type { CheckIns } from '../domain/check-ins';
 import type { CompTickets } from '../domain/comp-tickets';
+import type { OrderMailDesk } from '../domain/order-mail-desk';
 import type { Tickets } from '../domain/tickets';
 import type { Transfers } from '../domain/transfers';
 import type { Voids } from '../domain/voids';
@@ -16,6 +17,7 @@ export function ticketsHandlers(
   comps: CompTickets,
   transfers: Transfers,
   voids: Voids,
+  orderMails: OrderMailDesk,
 ): Partial<ServiceHandlers<TicketsMethods>> {
   return {
     getTicket: (request, ctx) => tickets.get(ctx, request.id),
@@ -28,5 +30,8 @@ export function ticketsHandlers(
     transferTicket: (request, ctx) => transfers.transfer(ctx, request),
     voidTicket: (request, ctx) => voids.void(ctx, request),
     refundTickets: async (request, ctx) => ({ refunded: await tickets.refundForOrder(ctx, request) }),
+    listOrderMails: async (request, ctx) => ({ data: await orderMails.list(ctx, request.orderId) }),
+    resendOrderMail: (request, ctx) => orderMails.resend(ctx, request.orderId, request.requestedBy),
+    listFailedMails: async (request, ctx) => ({ data: await orderMails.failed(ctx, request.limit) }),
   };
 }
