@@ -1,7 +1,13 @@
-/** Refunds, through the orders service (a platform operation; partners cannot refund through the API). */
+/**
+ * Refunds, through the orders service (a platform operation; partners
+ * cannot refund through the API), and the order's ticket emails, through
+ * the tickets service: list them, or resend the tickets to the buyer
+ * (rate-limited per order; recorded in the organisation's audit log).
+ */
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
 import { create } from '@bufbuild/protobuf';
+import { AuditRepository } from '@partner-api/dashboard';
 import { gen, toApiJson } from '@partner-api/shared';
 import { action, positiveInt } from '../context';
 
@@ -12,9 +18,38 @@ const ticketIds = (value: string) => {
 };
 
 export function registerOrders(program: Command): void {
-  program
-    .command('order')
-    .description('orders')
+  const order = program.command('order').description('orders');
+  order
+    .command('emails <orderId>')
+    .description("the order's ticket emails (to the buyer, resends), with their state and any failure")
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .action(
+      action(async (ctx, orderId: string, options: { org: number }) => {
+        const { data } = await ctx.tickets.listOrderMails({ orderId }, ctx.asOrganisation(options.org));
+        for (const mail of data) console.log(JSON.stringify(toApiJson(gen.tickets.TicketMailSchema, create(gen.tickets.TicketMailSchema, mail))));
+      }),
+    );
+  order
+    .command('resend-email <orderId>')
+    .description("email the order's tickets to its buyer again (at most MAIL_RESENDS_PER_HOUR per order in an hour)")
+    .requiredOption('--org <id>', 'organisation id', positiveInt)
+    .action(
+      action(async (ctx, orderId: string, options: { org: number }) => {
+        const mail = await ctx.tickets.resendOrderMail({ orderId, requestedBy: 'partnerctl' }, ctx.asOrganisation(options.org));
+        await new AuditRepository(ctx.pool('dashboard')).append({
+          organisationId: options.org,
+          memberId: null,
+          actor: 'partnerctl',
+          action: 'order.email_resent',
+          target: `order ${orderId}`,
+          detail: { to: mail.recipient, email_id: String(mail.id) },
+          ip: null,
+          userAgent: null,
+        });
+        console.log(JSON.stringify(toApiJson(gen.tickets.TicketMailSchema, create(gen.tickets.TicketMailSchema, mail))));
+      }),
+    );
+  order
     .command('refund <orderId>')
     .description('refund an order, whole or by tickets: the money goes back through the card processor, the tickets become refunded and order.refunded fires')
     .requiredOption('--org <id>', 'organisation id', positiveInt)

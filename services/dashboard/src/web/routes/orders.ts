@@ -4,6 +4,8 @@
  * with its tickets, and the operations partnerctl has: refund (whole or by
  * tickets), transfer and void. Each operation has a confirmation page
  * (GET) before its POST; refusals of the services are shown on the page.
+ * An order's page also lists its ticket emails and resends them (a button:
+ * nothing changes but one more email, and the tickets service limits them).
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageShape } from '@bufbuild/protobuf';
@@ -112,6 +114,8 @@ export function orderRoutes(deps: DashboardDeps): Router {
       return `/orders${search ? `?${search}` : ''}`;
     };
     const titles = new Map(events.map((candidate) => [candidate.id, candidate.title]));
+    // Ticket emails given up (an address that cannot be mailed, retries spent); the list still shows without them.
+    const failedMails = await deps.tickets.listFailedMails({ limit: 20 }, ctx).then((answer) => answer.data, () => []);
     render(req, res, 'orders', {
       title: 'Orders',
       orders: page.data.map((order) => ({ ...order, customerName: customerName(order.customer), eventTitle: titles.get(String(order.eventId)) })),
@@ -120,6 +124,7 @@ export function orderRoutes(deps: DashboardDeps): Router {
       filter: { status, event },
       nextHref: page.pageInfo?.hasMore ? query({ after: page.pageInfo.nextAfter }) : undefined,
       firstHref: after ? query({}) : undefined,
+      failedMails,
       q: '',
       ...(listError ? { status: 400, error: listError } : {}),
       ...options,
@@ -178,6 +183,8 @@ export function orderRoutes(deps: DashboardDeps): Router {
 
   async function orderPage(req: Request, res: Response, signedIn: SignedInLocals, order: Order, options: Omit<PageOptions, 'title'> = {}): Promise<void> {
     const event = await deps.inventory.getEvent({ idOrSlug: String(order.eventId) }, serviceContext(signedIn)).catch(() => undefined);
+    // The page still shows the order when the emails cannot be read.
+    const mails = await deps.tickets.listOrderMails({ orderId: order.id }, serviceContext(signedIn)).then((answer) => answer.data, () => undefined);
     const canChange = can(signedIn.member.role, 'orders.change') && signedIn.mode === 'live';
     render(req, res, 'order', {
       title: `Order ${order.id.slice(0, 8)}`,
@@ -186,6 +193,7 @@ export function orderRoutes(deps: DashboardDeps): Router {
       customerName: customerName(order.customer),
       tickets: order.tickets.map((ticket) => ({ ...ticket, attendeeName: customerName(ticket.attendee), barcodeTail: barcodeTail(ticket.barcode) })),
       refundable: order.tickets.filter((ticket) => ticket.status === 'valid'),
+      mails,
       canChange,
       form: {},
       ...options,
@@ -351,6 +359,22 @@ export function orderRoutes(deps: DashboardDeps): Router {
     }
     await deps.audit.record(signedIn.actor, 'ticket.voided', `ticket ${ticket.id}`, { order_id: order.id, reason });
     res.redirect(303, `/orders/${order.id}?done=ticket_voided`);
+  });
+
+  router.post('/orders/:id/resend-email', async (req, res) => {
+    const signedIn = requireMember(res, 'orders.change');
+    const ctx = serviceContext(signedIn);
+    const order = await orderOf(ctx, String(req.params.id));
+    let mail;
+    try {
+      requireLive(signedIn);
+      mail = await deps.tickets.resendOrderMail({ orderId: order.id, requestedBy: signedIn.member.email }, ctx).catch(refused);
+    } catch (error) {
+      if (!(error instanceof DashboardError)) throw error;
+      return orderPage(req, res, signedIn, order, { status: error.status, error: error.message });
+    }
+    await deps.audit.record(signedIn.actor, 'order.email_resent', `order ${order.id}`, { to: mail.recipient, email_id: String(mail.id) });
+    res.redirect(303, `/orders/${order.id}?done=email_resent#emails-heading`);
   });
 
   return router;
