@@ -64,6 +64,8 @@ interface Outcome {
   body: { id?: string; status?: string; error?: { type: string; code: string; message: string } } & Record<string, unknown>;
   failure?: string;
   ms: number;
+  /** Seconds, from a 429's Retry-After. */
+  retryAfter?: number;
 }
 
 /** Keep-alive sockets, at most 200 per gateway: 2,000 requests at once without 2,000 connections. */
@@ -85,8 +87,8 @@ function call(gateway: string, method: string, route: string, body?: unknown, ti
   const started = Date.now();
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve) => {
-    const done = (status: number, parsed: Outcome['body'], failure?: string) =>
-      resolve({ gateway, status, body: parsed, failure, ms: Date.now() - started });
+    const done = (status: number, parsed: Outcome['body'], failure?: string, retryAfter?: number) =>
+      resolve({ gateway, status, body: parsed, failure, ms: Date.now() - started, retryAfter });
     const request = http.request(
       `${gateway}${route}`,
       {
@@ -102,7 +104,8 @@ function call(gateway: string, method: string, route: string, body?: unknown, ti
         response.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           try {
-            done(response.statusCode ?? 0, text ? JSON.parse(text) : {});
+            const retryAfter = response.headers['retry-after'] === undefined ? undefined : Number(response.headers['retry-after']);
+            done(response.statusCode ?? 0, text ? JSON.parse(text) : {}, undefined, retryAfter);
           } catch {
             done(response.statusCode ?? 0, {}, `not JSON: ${text.slice(0, 200)}`);
           }
@@ -114,8 +117,18 @@ function call(gateway: string, method: string, route: string, body?: unknown, ti
   });
 }
 
-const checkout = (gateway: string, slug: string, typeId: number) =>
-  call(gateway, 'POST', '/checkout_sessions', { event_id: slug, items: [{ ticket_type_id: typeId, quantity: 1 }] });
+/**
+ * One buyer's checkout, as a partner's client makes it: a 429 (the gateway
+ * shedding a burst, D441) is sent again after its Retry-After plus jitter
+ * (D435); anything else is the answer.
+ */
+async function checkout(gateway: string, slug: string, typeId: number): Promise<Outcome> {
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await call(gateway, 'POST', '/checkout_sessions', { event_id: slug, items: [{ ticket_type_id: typeId, quantity: 1 }] });
+    if (outcome.status !== 429 || attempt === 10) return outcome;
+    await sleep((outcome.retryAfter ?? 1) * 1_000 * (1 + Math.random()));
+  }
+}
 
 /** "201", "422 exceeds_availability", "500 hold_failed", "0 timed out": how many of each. */
 function tally(outcomes: Outcome[]): Record<string, number> {

@@ -50,9 +50,11 @@ test('shrinks when latency climbs well past its long-term level, below the ceili
   expect(subject.limit.limit).toBeLessThan(before * 0.8);
 });
 
-test('does not grow while fewer than half of it are in flight', () => {
+test('does not move while fewer than half of it are in flight, however slow those requests are', () => {
   const subject = limitWithClock();
   feed(subject, 100, 20, 30);
+  expect(subject.limit.limit).toBe(100);
+  feed(subject, 100, 5_000, 30);
   expect(subject.limit.limit).toBe(100);
 });
 

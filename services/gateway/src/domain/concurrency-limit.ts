@@ -10,7 +10,8 @@
  * `tolerance` of the long one, the limit grows by a little each window;
  * when work queues up and latency rises, the gradient (long / short, at
  * least 0.5) shrinks it in proportion. A limit that is not reached (fewer
- * than half of it in flight) is not grown: quiet hours teach it nothing.
+ * than half of it in flight) is not changed: quiet hours teach it nothing,
+ * and slow requests far from the limit are slow for their own reasons.
  *
  * On its own the gradient drifts upwards under a steady overload: as the
  * limit grows, latency grows as slowly as the long average follows it. So a
@@ -87,11 +88,12 @@ export class ConcurrencyLimit {
     this.longRtt += (shortRtt - this.longRtt) / this.longSamples;
     // After a long overload the long RTT remembers queueing that is gone: let it come down quickly.
     if (this.longRtt / shortRtt > 2) this.longRtt *= 0.95;
+    // Far from the limit, latency comes from the requests themselves (a slow endpoint), not from load: it moves nothing.
+    if (inFlight < this.estimated / 2) return;
     if (shortRtt > this.options.latencyCeilingMs) {
       this.estimated = Math.max(this.options.min, this.estimated * 0.9);
       return;
     }
-    if (inFlight < this.estimated / 2) return;
     const gradient = Math.max(0.5, Math.min(1, (this.tolerance * this.longRtt) / shortRtt));
     // Room for a few queued requests, so a limit at its best still probes upwards.
     const queueAllowance = Math.sqrt(this.estimated);
