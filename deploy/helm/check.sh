@@ -53,6 +53,8 @@ refuse '/config/traceSampling/ratio' --set-json config.traceSampling.ratio=1.5
 refuse '/config/traceSampling/sampler' --set config.traceSampling.sampler=sometimes
 refuse 'the dashboard is routed' --set ingress.dashboardHost=dash.example.com --set components.dashboard.enabled=false
 refuse '/config/dashboardMailer' --set config.dashboardMailer=pigeon
+refuse '/trustedProxies/0' --set-json 'trustedProxies=["loopback"]'
+refuse '/trustedProxies/0' --set-json 'trustedProxies=["10.0.0.0/8,192.168.0.0/16"]'
 
 # The default render must hold every kind the chart promises.
 MONITORING=(--api-versions monitoring.coreos.com/v1/ServiceMonitor)
@@ -101,9 +103,6 @@ grep -q "image: partner-api:0.1.0@$DIGEST" <<<"$extras" || { echo "the image dig
 grep -q 'secretKeyRef: { name: stripe, key: key }' <<<"$extras" || { echo "secretEnv not rendered" >&2; exit 1; }
 checkout=$("$HELM" template check "$CHART" "${KUBE[@]}" --set ingress.enabled=true --set ingress.checkoutHost=pay.example.com)
 grep -q 'host: pay.example.com' <<<"$checkout" || { echo "the hosted checkout rule is missing when asked" >&2; exit 1; }
-# The hosted pages' join limit is per customer only if orders believes the ingress controller's X-Forwarded-For.
-awk '/^kind: /{kind=$2} /^  name: /{name=$2} /TRUST_PROXY, value: "loopback,uniquelocal"/{print kind, name}' <<<"$checkout" |
-  grep -qx 'Deployment check-partner-api-orders' || { echo "orders does not trust the ingress controller's pods (TRUST_PROXY)" >&2; exit 1; }
 ! grep -q 'name: check-partner-api-dashboard, port' <<<"$checkout" || { echo "the dashboard was routed without ingress.dashboardHost" >&2; exit 1; }
 dashboard=$("$HELM" template check "$CHART" "${KUBE[@]}" --api-versions gateway.networking.k8s.io/v1/HTTPRoute \
   --set ingress.enabled=true --set ingress.dashboardHost=dash.example.com --set ingress.tlsSecretName=tls \
@@ -112,9 +111,17 @@ grep -q 'backend: { service: { name: check-partner-api-dashboard, port: { name: 
   { echo "the dashboard's ingress rule is missing when asked" >&2; exit 1; }
 [[ $(grep -c '^kind: HTTPRoute$' <<<"$dashboard") -eq 2 ]] && grep -A1 -- '- name: check-partner-api-dashboard$' <<<"$dashboard" | grep -q 'port: 4200$' ||
   { echo "the dashboard's HTTPRoute is missing when asked" >&2; exit 1; }
-grep -q 'DASHBOARD_BASE_URL: "https://dashboard.example.com"' <<<"$dashboard" && grep -q 'TRUST_PROXY, value: "loopback,uniquelocal"' <<<"$dashboard" ||
+grep -q 'DASHBOARD_BASE_URL: "https://dashboard.example.com"' <<<"$dashboard" ||
   { echo "the dashboard's settings are not rendered" >&2; exit 1; }
 grep -q 'WEBHOOK_RETRY_SCHEDULE: "1m,5m,30m,2h,5h,8h,8h"' <<<"$rendered" || { echo "production render has no webhook retry schedule" >&2; exit 1; }
+# Caller addresses (D381): no proxy is trusted unless trustedProxies names it; the list reaches every
+# component through the shared ConfigMap, and no component sets a TRUST_PROXY of its own by default.
+default_render=$("$HELM" template check "$CHART" "${KUBE[@]}")
+grep -q '^  TRUST_PROXY: ""$' <<<"$default_render" && ! grep -q 'name: TRUST_PROXY' <<<"$default_render" ||
+  { echo "the default render trusts a proxy (TRUST_PROXY)" >&2; exit 1; }
+grep -q '^  TRUST_PROXY: "10.244.0.0/16"$' <<<"$rendered" || { echo "production render does not trust its ingress controller's range (trustedProxies)" >&2; exit 1; }
+proxied=$("$HELM" template check "$CHART" "${KUBE[@]}" --set-json 'trustedProxies=["10.244.0.0/16","fd00:10:244::/56"]')
+grep -q '^  TRUST_PROXY: "10.244.0.0/16,fd00:10:244::/56"$' <<<"$proxied" || { echo "trustedProxies is not what the pods get as TRUST_PROXY" >&2; exit 1; }
 # Traces: a parent-based ratio unless a values file says otherwise, and the sampler it names.
 grep -q 'OTEL_TRACES_SAMPLER: "parentbased_traceidratio"' <<<"$rendered" && grep -q 'OTEL_TRACES_SAMPLER_ARG: "0.1"' <<<"$rendered" ||
   { echo "production render has no parent-based ratio sampler" >&2; exit 1; }

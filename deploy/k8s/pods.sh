@@ -5,10 +5,11 @@
 # in a namespace that enforces Pod Security `restricted`: the migration hook
 # must finish and every Deployment become ready (the gateway's readiness
 # includes its backends' gRPC health). Then `GET /` through the gateway's
-# Service; `kubectl logs`, `exec` and `port-forward`; API calls that cross
-# gateway, inventory and PostgreSQL, both inventory pods serving, one of
-# them deleted under traffic without a failed call, an uninstall, and
-# everything stopped.
+# Service; an IP allowlist through it, by the caller's own address and
+# deaf to a forged X-Forwarded-For; `kubectl logs`, `exec` and
+# `port-forward`; API calls that cross gateway, inventory and PostgreSQL,
+# both inventory pods serving, one of them deleted under traffic without a
+# failed call, an uninstall, and everything stopped.
 #   deploy/k8s/pods.sh [IMAGE]   default: the image deploy/docker/image.sh builds
 # Exits non-zero on the first failure, after printing the pods, events and
 # every pod's `kubectl logs`. See docs/deploy.md.
@@ -91,6 +92,32 @@ api() { curl -fsS --max-time 10 -H "Authorization: Bearer $key" "http://$address
 info=$(api /) || fail "GET / through the gateway Service ($address)"
 grep -q '"object":"api_key_info"' <<<"$info" || fail "GET / answered: $info"
 say "== GET / through the gateway Service ($address): $info"
+
+# IP allowlists go by the caller's own address (D381): with no trustedProxies
+# (pods/values.yaml sets none) the gateway believes no X-Forwarded-For, so
+# behind the Service it sees this machine as kube-proxy forwards it, and a
+# forged header from here can neither unlock a key nor lock its caller out.
+# The refusal's message names the address the gateway saw.
+org=$(sed -n 's/^DEMO_ORGANISATION_ID=//p' "$keys")
+answer="$DATA/k8s/pods-allowlist.json"
+status_of() { # <key> [curl options...]: the status of GET / through the Service; the body in $answer
+  local secret=$1
+  shift
+  curl -sS --max-time 10 -o "$answer" -w '%{http_code}' -H "Authorization: Bearer $secret" "$@" "http://$address/"
+}
+fenced=$(partnerctl key issue --org "$org" --name "Allowlist test" --ip-allowlist 203.0.113.5) || fail "partnerctl key issue --ip-allowlist"
+fenced_key=$(jq -r .secret <<<"$fenced")
+fenced_id=$(jq -r .id <<<"$fenced")
+[[ $(status_of "$fenced_key") == 403 ]] || fail "a key allowing only 203.0.113.5 was not refused through the Service: $(cat "$answer")"
+caller=$(jq -r .error.message "$answer" | sed -n 's/^Requests from \(.*\) are not allowed for this key\.$/\1/p')
+[[ -n $caller ]] || fail "the ip_not_allowed refusal names no caller address: $(cat "$answer")"
+[[ $(status_of "$fenced_key" -H 'X-Forwarded-For: 203.0.113.5') == 403 ]] ||
+  fail "a forged X-Forwarded-For: 203.0.113.5 unlocked the key from $caller: $(cat "$answer")"
+partnerctl key allowlist "$fenced_id" --org "$org" --ips "$caller" >/dev/null || fail "partnerctl key allowlist"
+[[ $(status_of "$fenced_key") == 200 ]] || fail "a key allowing $caller refused it through the Service: $(cat "$answer")"
+[[ $(status_of "$fenced_key" -H 'X-Forwarded-For: 198.51.100.9') == 200 ]] ||
+  fail "a forged X-Forwarded-For: 198.51.100.9 locked out $caller: $(cat "$answer")"
+say "== IP allowlist through the Service: $caller refused, then admitted once listed; a forged X-Forwarded-For changed neither"
 
 # What an SRE reaches for first: a Deployment's logs, a command in its pod,
 # and a Service forwarded to this machine.
