@@ -3,12 +3,12 @@
  * serves (the same declarations mount the routes) and the zod schemas that
  * validate requests and describe responses.
  */
-import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { getOpenApiMetadata, OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { API_ERRORS, API_VERSION } from '@partner-api/shared';
 import { ErrorEnvelopeSchema } from './schemas';
 import { OPERATION_TAGS } from './tags';
 import { DELIVERY_HEADERS, WEBHOOK_EVENTS } from './webhook-events';
-import { type z } from './zod';
+import { z } from './zod';
 
 const header = (description: string) => ({ schema: { type: 'string' as const }, description });
 
@@ -54,7 +54,7 @@ export function generateOpenApiDocument(serverUrl: string, routes: readonly Rout
     description: 'An organisation API key: svc_live_… or svc_test_…',
   });
   for (const route of routes) {
-    registry.registerPath({ security: [{ [bearerAuth.name]: [] }], ...route, responses: { ...COMMON_ERRORS, ...route.responses } });
+    registry.registerPath({ security: [{ [bearerAuth.name]: [] }], ...withBodyRequirement(route), responses: { ...COMMON_ERRORS, ...route.responses } });
   }
   registerWebhookEvents(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
@@ -69,6 +69,22 @@ export function generateOpenApiDocument(serverUrl: string, routes: readonly Rout
     servers: [{ url: serverUrl }],
     tags: Object.entries(OPERATION_TAGS).map(([name, description]) => ({ name, description })),
   });
+}
+
+/**
+ * Marks a request body `required` when the server refuses a request without
+ * one (D391). The gateway reads a missing body as `{}`, so a body is optional
+ * exactly when `{}` is a valid one: its schema accepts it and states no
+ * alternatives of which one must be sent (`anyOf`, as check-in's code or
+ * ticket id).
+ */
+function withBodyRequirement(route: RouteConfig): RouteConfig {
+  const body = route.request?.body;
+  const media = body?.content['application/json'];
+  const schema = media && 'schema' in media ? media.schema : undefined;
+  if (!body || !(schema instanceof z.ZodType)) return route;
+  const emptyIsValid = schema.safeParse({}).success && !getOpenApiMetadata(schema).anyOf;
+  return { ...route, request: { ...route.request, body: { ...body, required: !emptyIsValid } } };
 }
 
 /** Each event type as a webhook POST: its body schema, the delivery headers and the signature that secures it. */

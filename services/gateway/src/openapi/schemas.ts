@@ -10,6 +10,18 @@ import { z } from './zod';
  */
 const nullableRef = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
 
+/**
+ * Rules the gateway checks that the generator cannot see, written out for
+ * the document (D391). `EMAIL_PATTERN` is zod's email rule, the one `z.email()`
+ * applies: plain ASCII addresses (no `!`, `#` or other rare RFC 5321 local
+ * characters, no internationalised domains). `ISO_TIME` is the shape of
+ * a time parameter: a date, or a date and time with a zone.
+ */
+export const EMAIL_PATTERN = z.regexes.email.source;
+export const ISO_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d))?$/;
+/** An absolute https:// address without a user name or password (the scheme in any case, as URLs have it). */
+export const HTTPS_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]://[^/?#@\\s]+([/?#][^\\s]*)?$';
+
 const timestamp = z.string().openapi({ example: '2026-11-22T09:30:00Z', description: 'ISO-8601 UTC' });
 const money = z.string().regex(/^-?\d+\.\d{2}$/).openapi({ example: '89.50', description: 'Decimal dollars, AUD' });
 

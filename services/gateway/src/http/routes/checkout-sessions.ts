@@ -6,7 +6,7 @@ import type { AbandonedRequests } from '../abandoned-requests';
 import { clientGone } from '../middleware/request-context';
 import { canonicalJson } from '../middleware/idempotency';
 import { errorResponse, jsonResponse } from '../../openapi/registry';
-import { CheckoutSessionSchema } from '../../openapi/schemas';
+import { CheckoutSessionSchema, EMAIL_PATTERN } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
 import { created, defineOperation, ok } from '../operation';
 import { uuidId } from '../path-ids';
@@ -31,7 +31,7 @@ export const CreateCheckoutSessionBody = z
       .max(20, { error: 'items may hold at most 20 lines.' }),
     customer: z
       .object({
-        email: z.email({ error: 'customer.email must be an email address.' }).max(254).nullable().optional(),
+        email: z.email({ error: 'customer.email must be an email address.' }).max(254).nullable().optional().openapi({ pattern: EMAIL_PATTERN }),
         first_name: z.string().max(100).nullable().optional(),
         last_name: z.string().max(100).nullable().optional(),
         phone: z.string().max(40).nullable().optional(),

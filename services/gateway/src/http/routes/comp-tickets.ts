@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { gen, toApiJson } from '@partner-api/shared';
 import { errorResponse, jsonResponse } from '../../openapi/registry';
-import { CompTicketBatchSchema } from '../../openapi/schemas';
+import { CompTicketBatchSchema, EMAIL_PATTERN } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
 import { canonicalJson } from '../middleware/idempotency';
 import { created, defineOperation } from '../operation';
@@ -27,7 +27,7 @@ export const CreateCompTicketsBody = z
     attendees: z
       .array(
         z.object({
-          email: z.email({ error: 'Each guest needs a valid email.' }).max(254, { error: 'Each guest needs a valid email.' }),
+          email: z.email({ error: 'Each guest needs a valid email.' }).max(254, { error: 'Each guest needs a valid email.' }).openapi({ pattern: EMAIL_PATTERN }),
           name: z
             .string({ error: 'name must be a string.' })
             .max(200, { error: 'name is at most 200 characters.' })

@@ -37,7 +37,14 @@ export const CheckInBody = z
       .optional()
       .openapi({ description: 'Check in by ticket id instead. When both are sent, `code` must be the barcode of this ticket.', example: 1001 }),
   })
-  .openapi('CreateCheckIn', { description: 'Send `code` or `ticket_id` (null counts as not sent).' });
+  .openapi('CreateCheckIn', {
+    description: 'Send `code` or `ticket_id`, or both (null counts as not sent).',
+    // What the server refuses without: at least one of the two, not null (D391).
+    anyOf: [
+      { required: ['code'], properties: { code: { type: 'string' } } },
+      { required: ['ticket_id'], properties: { ticket_id: { type: 'integer' } } },
+    ],
+  });
 
 export const eventTicketOperations = [
   defineListOperation({

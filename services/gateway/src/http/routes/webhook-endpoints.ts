@@ -6,7 +6,7 @@
  */
 import { EVENT_TYPES, gen, toApiJson } from '@partner-api/shared';
 import { emptyResponse, errorResponse, jsonResponse } from '../../openapi/registry';
-import { listOf, WebhookDeliverySchema, WebhookEndpointSchema } from '../../openapi/schemas';
+import { HTTPS_URL_PATTERN, listOf, WebhookDeliverySchema, WebhookEndpointSchema } from '../../openapi/schemas';
 import { z } from '../../openapi/zod';
 import { singlePage } from '../list-operation';
 import { created, defineOperation, noContent, ok } from '../operation';
@@ -35,7 +35,11 @@ const eventTypes = z
 
 export const CreateWebhookEndpointBody = z
   .object({
-    url: url.openapi({ description: 'HTTPS address on the public internet; private, loopback and internal addresses are refused.', example: 'https://hooks.example.com/partner-api' }),
+    url: url.openapi({
+      description: 'Absolute HTTPS address on the public internet, at most 2,048 characters; private, loopback and internal addresses are refused.',
+      pattern: HTTPS_URL_PATTERN,
+      example: 'https://hooks.example.com/partner-api',
+    }),
     event_types: eventTypes.optional().openapi({ description: 'Types to receive, or `["*"]` (the default) for all, including types added later. `*` stands alone.' }),
     description,
     mode: z.enum(['live', 'test'], { error: 'mode must be live or test.' }).optional().openapi({
@@ -46,7 +50,7 @@ export const CreateWebhookEndpointBody = z
 
 export const UpdateWebhookEndpointBody = z
   .object({
-    url: url.optional().openapi({ description: 'A new receiver address (same rules as on create).' }),
+    url: url.optional().openapi({ description: 'A new receiver address (same rules as on create).', pattern: HTTPS_URL_PATTERN }),
     description: description.openapi({ description: 'A new label; `""` or null clears it.' }),
     event_types: eventTypes.optional().openapi({ description: 'Replaces the subscription list.' }),
     enabled: z
