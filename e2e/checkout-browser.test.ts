@@ -11,6 +11,7 @@ import { api as callApi } from './support/api';
 import { launchBrowser } from './support/browser';
 import { EventCollector } from './support/events';
 import { DECLINED_CARD, GOOD_CARD } from './support/hosted-checkout';
+import { focusedAttribute, overflowOf } from './support/page-checks';
 import { inventoryClient, newOrganisation, operatorContext, publishedEvent, uniqueSlug, type InventoryClient } from './support/operator';
 
 let browser: Browser;
@@ -104,8 +105,7 @@ it('on a phone: the form fits, the hold is on the venue clock, a mistyped expiry
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   await page.goto(created.body.checkout_url);
-  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(await overflow()).toBeLessThanOrEqual(0);
+  expect(await overflowOf(page)).toBe(0);
   // The hold as the event's time above it: the venue's clock (Sydney's), named, and the minutes left.
   await expect(page.getByTestId('hold').textContent()).resolves.toMatch(/^Your tickets are held for 1[45] more minutes, until \d{1,2}:\d{2} [ap]m AE[DS]T\.$/);
 
@@ -116,7 +116,7 @@ it('on a phone: the form fits, the hold is on the venue clock, a mistyped expiry
   await page.getByLabel('Security code').fill(GOOD_CARD.card_cvc);
   await page.getByRole('button', { name: 'Pay $40.00' }).click();
   await page.getByTestId('error').waitFor();
-  expect(await overflow()).toBeLessThanOrEqual(0);
+  expect(await overflowOf(page)).toBe(0);
   // Nothing typed is lost but the security code; the expiry is marked, described by the message, and focused.
   await expect(page.getByLabel('Name on card').inputValue()).resolves.toBe(GOOD_CARD.card_name);
   await expect(page.getByLabel('Card number').inputValue()).resolves.toBe(GOOD_CARD.card_number);
@@ -125,7 +125,7 @@ it('on a phone: the form fits, the hold is on the venue clock, a mistyped expiry
   await expect(expiry.inputValue()).resolves.toBe('1330');
   await expect(expiry.getAttribute('aria-invalid')).resolves.toBe('true');
   await expect(page.locator(`#${await expiry.getAttribute('aria-describedby')}`).textContent()).resolves.toBe('Enter the card expiry as MM/YY, for example 08/29.');
-  await expect(page.evaluate(() => document.activeElement?.getAttribute('name'))).resolves.toBe('card_expiry');
+  await expect(focusedAttribute(page, 'name')).resolves.toBe('card_expiry');
 
   // MMYY is an expiry; the declined card's message takes the focus and suggests another card.
   await page.getByLabel('Card number').fill(DECLINED_CARD.card_number);
@@ -133,7 +133,7 @@ it('on a phone: the form fits, the hold is on the venue clock, a mistyped expiry
   await page.getByLabel('Security code').fill(GOOD_CARD.card_cvc);
   await page.getByRole('button', { name: 'Pay $40.00' }).click();
   await page.getByTestId('error').waitFor();
-  await expect(page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).resolves.toBe('error');
+  await expect(focusedAttribute(page, 'data-testid')).resolves.toBe('error');
   await expect(page.getByRole('alert').textContent()).resolves.toBe('Your card was declined. Try another card: your tickets are still held.');
   await expect(page.getByLabel('Card number').inputValue()).resolves.toBe('');
 

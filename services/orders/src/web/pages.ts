@@ -50,7 +50,7 @@ export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${e(title)}</title><style>${STYLE}</style></head>
-<body>${body}</body></html>`;
+<body><main>${body}</main></body></html>`;
 }
 
 /** A time on the venue's clock, formatted with the zone's short name; a zone this runtime does not know falls back to UTC, named as such. */
