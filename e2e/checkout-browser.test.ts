@@ -147,3 +147,18 @@ it('on a phone: the form fits, the hold is on the venue clock, a mistyped expiry
   expect(order.body.payment_method).toBe('stripe');
   await context.close();
 }, 60_000); // a purchase in a browser with three submissions
+
+it('a sold-out web page offers no payment and leads to its waiting list', async () => {
+  const { slug, typeId } = await publishedEvent(inventory, org.id, { slugPrefix: 'sold', title: 'Sold Night', capacity: 1 });
+  // A partner's checkout holds the only ticket: sold out.
+  const held = await callApi<{ checkout_url: string }>('/checkout_sessions', { key: org.key, method: 'POST', body: { event_id: slug, items: [{ ticket_type_id: Number(typeId), quantity: 1 }] } });
+  expect(held.status).toBe(201);
+  const page = await browser.newPage();
+  await page.goto(`${new URL(held.body.checkout_url).origin}/web/${org.id}/events/${slug}`);
+  await expect(page.getByRole('status').textContent()).resolves.toBe('Sold out.');
+  await expect(page.getByRole('button', { name: 'Continue to payment' }).count()).resolves.toBe(0);
+  await page.getByRole('link', { name: 'Join the waiting list' }).click();
+  await expect(page.title()).resolves.toBe('Waiting list · Sold Night');
+  await expect(page.getByLabel('Ticket type').textContent()).resolves.toContain('sold out');
+  await page.close();
+}, 30_000);

@@ -38,6 +38,19 @@ describe('chooserPage', () => {
     expect(html).not.toContain('role="alert"');
   });
 
+  it('offers no form when nothing is on sale, and points a sold-out event to its waiting list', () => {
+    const soldOut = chooserPage('/web/1/events/9', 't', event, [types[1]!], {}, { href: '/waitlist/1/9', newTab: false });
+    expect(soldOut).not.toContain('Continue to payment');
+    expect(soldOut).not.toContain('<form');
+    expect(soldOut).toContain('Sold out.');
+    expect(soldOut).toContain('<a href="/waitlist/1/9">Join the waiting list</a>');
+    // Framed by a partner's site, the list opens in a tab of its own.
+    expect(chooserPage('/embed/1/events/9', 't', event, types, {}, { href: '/waitlist/1/9', newTab: true })).toContain('<a href="/waitlist/1/9" target="_blank" rel="noopener">Join the waiting list</a>');
+    const notYet = chooserPage('/web/1/events/9', 't', event, [{ ...types[0]!, status: 'not_yet_on_sale' }], {}, { href: '/waitlist/1/9', newTab: false });
+    expect(notYet).not.toContain('Continue to payment');
+    expect(notYet).not.toContain('waiting list');
+  });
+
   it('shows an error as an alert tied to the field it is about, keeping what was typed', () => {
     const html = chooserPage('/embed/1/events/9', 't', event, types, { quantities: { '5': '<9>' }, error: 'At most 8 <tickets>.', errorTicketType: '5' });
     expect(html).toContain('<p class="error" role="alert" id="form-error" data-testid="error">At most 8 &lt;tickets&gt;.</p>');

@@ -14,7 +14,7 @@ import type { ChannelOrigins } from '../domain/channel-origins';
 import type { CheckoutSessions, SessionInit } from '../domain/checkout-sessions';
 import { platformContext, type InventoryClient } from '../domain/fulfilment';
 import { embeddingOrigin, type ChannelTokens, type SalesChannel } from '../domain/sales-channels';
-import { chooserPage, type ChooserState, type TicketChoice } from './channel-pages';
+import { chooserPage, type ChooserState, type TicketChoice, type WaitlistLink } from './channel-pages';
 import { allowFramingBy } from './framing';
 import { messagePage, type EventSummary } from './pages';
 
@@ -71,6 +71,12 @@ class PageRefused extends Error {
 
 const noSuchEvent = () => new PageRefused(404, 'Not found', 'There is no such event on sale.');
 
+/** The event's waiting-list page on this site; an embedded page opens it in a tab, as it may not be framed. */
+const waitlistOf = (channel: PageChannel, page: { organisationId: number; eventId: string }): WaitlistLink => ({
+  href: `/waitlist/${page.organisationId}/${page.eventId}`,
+  newTab: channel === 'embed',
+});
+
 export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router {
   const router = express.Router();
 
@@ -126,7 +132,7 @@ export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router
       const origin = await originOf(channel, req, page.organisationId);
       const token = deps.tokens.issue({ salesChannel: channel, organisationId: page.organisationId, eventId: page.eventId, origin });
       if (channel === 'embed') allowFramingBy(res, origin!);
-      res.type('html').send(chooserPage(req.originalUrl.split('?')[0]!, token, page.summary, page.types));
+      res.type('html').send(chooserPage(req.originalUrl.split('?')[0]!, token, page.summary, page.types, {}, waitlistOf(channel, page)));
     });
 
     router.post(path, async (req, res) => {
@@ -153,7 +159,7 @@ export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router
         // A fresh token: the page shown again is a new form.
         const fresh = deps.tokens.issue({ salesChannel: channel, organisationId: page.organisationId, eventId: page.eventId, origin });
         const state: ChooserState = { quantities, error: error.message, errorTicketType: ticketTypeOfError(error.param, items) };
-        res.status(status).type('html').send(chooserPage(action, fresh, page.summary, page.types, state));
+        res.status(status).type('html').send(chooserPage(action, fresh, page.summary, page.types, state, waitlistOf(channel, page)));
       };
       if (token.expired) return again(400, new ApiError('parameter_invalid', 'This page had been open too long. Check your choice and continue again.', 'token'));
 
