@@ -46,6 +46,7 @@ button{padding:.7rem;font-size:1rem;background:#0a58ca;color:#fff;border:0;borde
 
 export const e = (value: string | null | undefined) => escapeHtml(value ?? '');
 
+/** Every page's content is its main landmark: a screen reader jumps straight to it (D403). */
 export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
