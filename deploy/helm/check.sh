@@ -122,6 +122,15 @@ grep -q '^  TRUST_PROXY: ""$' <<<"$default_render" && ! grep -q 'name: TRUST_PRO
 grep -q '^  TRUST_PROXY: "10.244.0.0/16"$' <<<"$rendered" || { echo "production render does not trust its ingress controller's range (trustedProxies)" >&2; exit 1; }
 proxied=$("$HELM" template check "$CHART" "${KUBE[@]}" --set-json 'trustedProxies=["10.244.0.0/16","fd00:10:244::/56"]')
 grep -q '^  TRUST_PROXY: "10.244.0.0/16,fd00:10:244::/56"$' <<<"$proxied" || { echo "trustedProxies is not what the pods get as TRUST_PROXY" >&2; exit 1; }
+# Wallet passes: the certificates Secret is mounted into the orders pods only, and only when named.
+passes=$("$HELM" template check "$CHART" "${KUBE[@]}" --show-only templates/component.yaml -f "$CHART/ci/production-values.yaml")
+mounting=$(awk 'BEGIN { RS = "\n---\n" } /kind: Deployment/ && /PASS_CERTIFICATES_DIR/' <<<"$passes")
+[[ $(grep -c 'secretName: partner-api-wallet-passes$' <<<"$passes") -eq 1 ]] &&
+  [[ $(grep -c 'name: PASS_CERTIFICATES_DIR, value: /etc/partner-api/wallet-passes' <<<"$passes") -eq 1 ]] &&
+  grep -q 'workingDir: /app/services/orders$' <<<"$mounting" ||
+  { echo "walletPasses.certificatesSecret does not reach the orders pods (alone)" >&2; exit 1; }
+! grep -q 'PASS_CERTIFICATES_DIR\|wallet-passes' <<<"$default_render" || { echo "the default render mounts Wallet pass certificates" >&2; exit 1; }
+refuse '/walletPasses/certificatesSecret' --set walletPasses.certificatesSecret=Not_A_Name
 # Traces: a parent-based ratio unless a values file says otherwise, and the sampler it names.
 grep -q 'OTEL_TRACES_SAMPLER: "parentbased_traceidratio"' <<<"$rendered" && grep -q 'OTEL_TRACES_SAMPLER_ARG: "0.1"' <<<"$rendered" ||
   { echo "production render has no parent-based ratio sampler" >&2; exit 1; }
