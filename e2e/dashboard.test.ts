@@ -14,7 +14,7 @@ import { launchBrowser } from './support/browser';
 import { runClientAddress } from './support/client-address';
 import { addMember, CapturingSmtp, DASHBOARD_URL, MEMBER_PASSWORD, restartDashboard } from './support/dashboard';
 import { GOOD_CARD, payCheckout } from './support/hosted-checkout';
-import { inventoryClient, newOrganisation, operatorContext, uniqueSlug } from './support/operator';
+import { inventoryClient, issueKey, keyAdmin, newOrganisation, operatorContext, uniqueSlug } from './support/operator';
 import { Receiver, type ReceivedRequest, waitFor } from '../services/webhooks/test/support';
 
 const SCREENSHOTS = path.join(__dirname, '..', '.data', 'screenshots');
@@ -73,7 +73,8 @@ test('an owner signs in, creates a key, rolls it with a grace period and again w
   await page.getByRole('button', { name: 'Roll key' }).click();
   const second = (await page.getByTestId('secret').textContent())!.trim();
   expect(second).not.toBe(first);
-  await expect(page.getByTestId('grace').textContent()).resolves.toContain('keeps working until');
+  // On the organisation's clock (UTC while it has no events), named: not a raw ISO time.
+  await expect(page.getByTestId('grace').textContent()).resolves.toMatch(/^The old key keeps working until \d{1,2} \w{3} \d{4}, \d{1,2}:\d{2} [ap]m UTC\.$/);
   // During the grace both work.
   expect(await status(first)).toEqual({ status: 200, code: undefined });
   expect(await status(second)).toEqual({ status: 200, code: undefined });
@@ -238,6 +239,95 @@ test('an order paid at the hosted checkout is found under Orders, and door staff
   expect((await staff.goto('/orders'))!.status()).toBe(403);
   await staff.context().close();
 }, 60_000);
+
+test('an owner adds a webhook endpoint in the dashboard and sees its secret once; a test send offers no Resend', async () => {
+  const receiver = await new Receiver().start();
+  try {
+    const page = await signedIn(owner.email);
+    // Test mode, where this organisation has no endpoint yet: the empty state names the API's real path.
+    await page.getByRole('button', { name: 'View test data' }).click();
+    await page.goto('/webhooks');
+    const empty = (await page.getByTestId('empty').textContent())!;
+    expect(empty).toContain('POST /webhook_endpoints');
+    expect(empty).not.toContain('/v1/');
+
+    await page.getByLabel('URL').fill('http://example.com/hooks');
+    await page.getByRole('button', { name: 'Add test endpoint' }).click();
+    // The service's refusal, tied to the field, with what was typed kept.
+    await expect(page.getByTestId('error').textContent()).resolves.toMatch(/https/i);
+    await expect(page.getByLabel('URL').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByLabel('URL').inputValue()).resolves.toBe('http://example.com/hooks');
+
+    await page.getByLabel('URL').fill(`${receiver.url}/hooks`);
+    await page.getByLabel('Description').fill('Box office listener');
+    await page.getByLabel('order.completed').check();
+    await page.getByRole('button', { name: 'Add test endpoint' }).click();
+    await expect(page.getByTestId('secret').textContent()).resolves.toMatch(/^whsec_/);
+    const row = page.locator('tr', { hasText: `${receiver.url}/hooks` });
+    await expect(row.textContent()).resolves.toContain('Box office listener');
+    const endpointId = Number(await row.getAttribute('data-endpoint-id'));
+    const created = await api<{ mode: string; event_types: string[] }>(`/webhook_endpoints/${endpointId}`, { key: org.key });
+    expect(created.body).toMatchObject({ mode: 'test', event_types: ['order.completed'] });
+
+    // A test send is delivered once and cannot be resent: its row has no Resend.
+    expect((await api(`/webhook_endpoints/${endpointId}/test`, { method: 'POST', key: org.key, body: {} })).status).toBe(200);
+    await page.goto(`/webhooks/${endpointId}`);
+    await expect(page.locator('tr[data-delivery-id]').count()).resolves.toBe(1);
+    await expect(page.locator('tr[data-delivery-id]').textContent()).resolves.toContain('test');
+    await expect(page.getByRole('button', { name: /^Resend delivery/ }).count()).resolves.toBe(0);
+    await page.context().close();
+  } finally {
+    await receiver.stop();
+  }
+}, 60_000);
+
+test("the Keys page hides revoked keys unless asked and pages the rest; times are on the organiser's venue clock, named", async () => {
+  const venueOrg = await newOrganisation(['events:read']);
+  const venueOwner = await addMember(venueOrg.id, 'owner');
+  // Its events are in Brisbane (no daylight saving: AEST all year).
+  const inventory = inventoryClient();
+  try {
+    const ctx = operatorContext(venueOrg.id);
+    const slug = uniqueSlug('zone');
+    await inventory.upsertEvent({ fields: { slug, title: 'Brisbane Night', startsAt: new Date(Date.now() + 7 * 86_400_000).toISOString(), timezone: 'Australia/Brisbane' } }, ctx);
+    const pool = await inventory.upsertPool({ eventIdOrSlug: slug, fields: { name: 'Floor', capacity: 10n } }, ctx);
+    await inventory.upsertTicketType({ eventIdOrSlug: slug, fields: { name: 'GA', price: '10.00', bookingFee: '0.00', maxPerOrder: 4, poolIds: [pool.id] } }, ctx);
+    await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
+  } finally {
+    inventory.close();
+  }
+  // 30 more keys, 3 of them revoked: 28 that work, with the organisation's own.
+  for (let i = 0; i < 30; i += 1) await issueKey(venueOrg.id, ['events:read']);
+  await keyAdmin(async (admin) => {
+    const keys = await admin.listKeys(venueOrg.id);
+    for (const key of keys.slice(-3)) await admin.revokeKey(venueOrg.id, key.id);
+  });
+
+  const page = await signedIn(venueOwner.email);
+  const rows = page.locator('tr[data-key-id]');
+  await expect(rows.count()).resolves.toBe(25);
+  await expect(page.locator('tr[data-key-id] .badge.revoked').count()).resolves.toBe(0);
+  await expect(page.getByTestId('key-page').textContent()).resolves.toBe('Page 1 of 2');
+  await page.getByRole('link', { name: 'Older keys' }).click();
+  await expect(rows.count()).resolves.toBe(3);
+  await page.getByRole('link', { name: 'Show 3 revoked and expired keys' }).click();
+  await expect(page.locator('tr[data-key-id] .badge.revoked').count()).resolves.toBe(3);
+  await expect(page.getByTestId('key-page').textContent()).resolves.toBe('Page 1 of 2');
+  await page.getByRole('link', { name: 'Hide revoked and expired keys' }).click();
+  await expect(page.locator('tr[data-key-id] .badge.revoked').count()).resolves.toBe(0);
+
+  // A roll's grace ends on the organisation's clock: its venues' zone, named.
+  await page.locator('tr[data-key-id]').first().getByRole('link', { name: /^Manage/ }).click();
+  await page.getByLabel('Old key keeps working for').selectOption({ label: '24 hours' });
+  await page.getByLabel('I have somewhere to put the new secret').check();
+  await page.getByRole('button', { name: 'Roll key' }).click();
+  await expect(page.getByTestId('grace').textContent()).resolves.toMatch(/^The old key keeps working until \d{1,2} \w{3} \d{4}, \d{1,2}:\d{2} [ap]m AEST\.$/);
+
+  // The door's events on their venue's clock, named.
+  await page.goto('/door');
+  await expect(page.locator('#event option', { hasText: 'Brisbane Night' }).textContent()).resolves.toMatch(/^Brisbane Night · \d{1,2} \w{3} \d{4}, \d{1,2}:\d{2} [ap]m AEST$/);
+  await page.context().close();
+}, 90_000);
 
 /** A published event of the suite's organisation with one GA type on a pool of 100. */
 async function publishedEvent(title: string): Promise<{ slug: string; typeId: number }> {

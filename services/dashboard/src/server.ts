@@ -6,6 +6,7 @@ import { WebhookNoticeQueue } from './adapters/webhook-notice-queue';
 import { Audit } from './domain/audit';
 import { DisableNoticeMailer } from './domain/disable-notices';
 import { Members } from './domain/members';
+import { OrganisationZones } from './domain/organisation-zones';
 import { Sessions } from './domain/sessions';
 import { SignIn } from './domain/sign-in';
 import { AuditRepository } from './storage/audit-repository';
@@ -58,6 +59,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger, d
   const auditLog = new AuditRepository(pool);
   const audit = new Audit(auditLog);
   const names = new CachedOrganisationNames(keys);
+  const zones = new OrganisationZones(clients.inventory);
   const mail = { baseUrl: config.DASHBOARD_BASE_URL.replace(/\/$/, ''), domain: mailDomain(config.MAIL_FROM) };
   const deps: DashboardDeps = {
     cookies: new DashboardCookies(config.SECURE_COOKIES, config.SESSION_MAX_HOURS),
@@ -68,6 +70,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger, d
     auditLog,
     keys,
     organisationName: async (id) => (await names.nameOf(id)) ?? `Organisation ${id}`,
+    organisationZone: (id) => zones.zoneOf(id),
     ...clients,
   };
 

@@ -46,6 +46,7 @@ export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, 
       const signedIn: SignedInLocals = {
         ...resolved,
         organisationName: await deps.organisationName(resolved.member.organisationId),
+        timeZone: await deps.organisationZone(resolved.member.organisationId),
         actor: { member: resolved.member, ...originOf(req) },
       };
       res.locals.signedIn = signedIn;

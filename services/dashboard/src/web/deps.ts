@@ -23,6 +23,8 @@ export interface DashboardDeps {
   keys: KeyAdmin;
   /** The organisation's display name, for the header. */
   organisationName(organisationId: number): Promise<string>;
+  /** The IANA zone the organisation's times are shown in (its venues'). */
+  organisationZone(organisationId: number): Promise<string>;
   orders: OrdersClient;
   tickets: TicketsClient;
   webhooks: WebhooksClient;

@@ -12,6 +12,8 @@ export interface SignedInLocals {
   mode: KeyMode;
   tokenHash: Buffer;
   organisationName: string;
+  /** The zone the pages show times in (D405). */
+  timeZone: string;
   actor: Actor;
 }
 

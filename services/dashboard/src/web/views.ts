@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Eta } from 'eta';
 import type { Request, Response } from 'express';
 import { DashboardError } from '../domain/dashboard-error';
+import { zonedTime } from '../domain/organisation-zones';
 import { can, ROLE_LABELS, type Permission } from '../domain/roles';
 import { signedInOf } from './signed-in';
 
@@ -33,7 +34,8 @@ const matching = (value: unknown, pattern: RegExp): string | undefined => (typeo
  * Outcomes of a form that redirects, shown once on the page it lands on
  * (`?done=`, with the outcome's figures beside it when it has any).
  */
-const DONE_MESSAGES: Record<string, string | ((query: Query) => string | undefined)> = {
+type TimeFormat = (value: string) => string;
+const DONE_MESSAGES: Record<string, string | ((query: Query, time: TimeFormat) => string | undefined)> = {
   allowlist_saved: 'The allowlist is saved; it applies to the key’s next request.',
   rate_limit_saved: 'The rate limit is saved; it applies to the key’s next request.',
   key_revoked: 'The key is revoked.',
@@ -52,21 +54,19 @@ const DONE_MESSAGES: Record<string, string | ((query: Query) => string | undefin
     const [event, attempt] = [matching(query.event, EVENT_ID), matching(query.attempt, COUNT)];
     return event && attempt ? `Event ${event} is queued again as attempt ${attempt}.` : undefined;
   },
-  endpoint_recovered: (query) => {
+  endpoint_recovered: (query, time) => {
     const [queued, since] = [matching(query.queued, COUNT), matching(query.since, ISO_TIME)];
-    return queued && since ? `${queued} failed or missed deliveries since ${since} are queued again.` : undefined;
+    return queued && since ? `${queued} failed or missed deliveries since ${time(since)} are queued again.` : undefined;
   },
 };
 
-export function doneMessage(query: Query): string | undefined {
+export function doneMessage(query: Query, time: TimeFormat = (value) => value): string | undefined {
   const message = typeof query.done === 'string' ? DONE_MESSAGES[query.done] : undefined;
-  return typeof message === 'function' ? message(query) : message;
+  return typeof message === 'function' ? message(query, time) : message;
 }
 
 const eta = new Eta({ views: VIEWS_DIR, cache: true, autoEscape: true });
 
-/** Dates as members read them: UTC, to the minute. */
-const time = (value: Date | string | null | undefined): string => (value ? new Date(value).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
 
 /** The spec's `payment_method` values as an organiser reads them. */
 const PAYMENT_METHODS: Record<string, string> = { stripe: 'Card (Stripe)', paypal: 'PayPal', free: 'Free order', comp: 'Complimentary', other: 'Other' };
@@ -83,6 +83,7 @@ export interface PageOptions {
 export function render(req: Request, res: Response, view: string, options: PageOptions): void {
   const signedIn = signedInOf(res);
   const member = signedIn?.member;
+  const time = (value: Date | string | null | undefined) => zonedTime(value, signedIn?.timeZone ?? 'UTC');
   const nav = member ? NAV.filter((item) => can(member.role, item.permission)).map((item) => ({ ...item, current: req.path.startsWith(item.href) })) : [];
   const html = eta.render(view, {
     ...options,
@@ -93,8 +94,10 @@ export function render(req: Request, res: Response, view: string, options: PageO
     nav,
     path: req.originalUrl,
     csrf: req.csrfToken?.() ?? '',
-    flash: options.flash ?? doneMessage(req.query),
+    flash: options.flash ?? doneMessage(req.query, time),
+    // Times on the organisation's clock, named (D405); an event's own times on its venue's: zonedTime(value, event.timezone).
     time,
+    zonedTime,
     paymentMethodLabel,
   });
   res.status(options.status ?? 200).type('html').send(html);

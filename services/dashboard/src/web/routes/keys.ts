@@ -22,6 +22,25 @@ export const GRACE_CHOICES = [
 
 type Form = Record<string, string | string[] | undefined>;
 
+/** Keys a page lists (D406). */
+export const KEYS_PAGE = 25;
+/** States of keys that no longer work: listed only when asked for (`?ended=shown`). */
+const ENDED_STATES = new Set(['revoked', 'expired']);
+
+/**
+ * The keys a list page shows, newest first: those that still work unless
+ * the ended ones are asked for, a page of them, and how many pages there are.
+ */
+export function keyListPage<Key extends { state: string }>(keys: Key[], query: Record<string, unknown>) {
+  const showEnded = query.ended === 'shown';
+  const newestFirst = [...keys].reverse();
+  const listed = showEnded ? newestFirst : newestFirst.filter((key) => !ENDED_STATES.has(key.state));
+  const pages = Math.max(1, Math.ceil(listed.length / KEYS_PAGE));
+  const asked = typeof query.page === 'string' && /^[1-9][0-9]{0,5}$/.test(query.page) ? Number(query.page) : 1;
+  const page = Math.min(asked, pages);
+  return { keys: listed.slice((page - 1) * KEYS_PAGE, page * KEYS_PAGE), page, pages, showEnded, endedCount: keys.filter((key) => ENDED_STATES.has(key.state)).length };
+}
+
 const text = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? '') : (value ?? '')).trim();
 const list = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
@@ -43,7 +62,7 @@ export function keyRoutes(deps: DashboardDeps): Router {
   }
 
   async function listPage(req: Request, res: Response, signedIn: SignedInLocals, options: Omit<PageOptions, 'title'> = {}): Promise<void> {
-    render(req, res, 'keys', { title: 'API keys', keys: await keysOfMode(signedIn), scopes: SCOPES, ...options });
+    render(req, res, 'keys', { title: 'API keys', ...keyListPage(await keysOfMode(signedIn), req.query), scopes: SCOPES, ...options });
   }
 
   async function keyPage(req: Request, res: Response, signedIn: SignedInLocals, options: Omit<PageOptions, 'title'> = {}): Promise<void> {

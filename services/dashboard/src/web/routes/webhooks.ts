@@ -1,10 +1,12 @@
 /**
- * Webhook endpoints as Svix's app portal shows them: health against the
+ * Webhook endpoints as Svix's app portal shows them: create one (its
+ * signing secret shown once), health against the
  * disable rules, the delivery log per endpoint and per event with every
  * attempt's outcome, resend one delivery, recover everything failed or
  * missed since a time, rotate the signing secret, re-enable.
  */
 import { Router, type Request, type Response } from 'express';
+import { EVENT_TYPES } from '@partner-api/shared';
 import { DashboardError, notFound } from '../../domain/dashboard-error';
 import type { DashboardDeps } from '../deps';
 import { asRefusal } from '../refusals';
@@ -12,6 +14,12 @@ import { requireMember, serviceContext, type SignedInLocals } from '../signed-in
 import { render, type PageOptions } from '../views';
 
 type Form = Record<string, string | undefined>;
+type CreateForm = Record<string, string | string[] | undefined>;
+
+const MAX_URL = 2048;
+const MAX_DESCRIPTION = 255;
+const one = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? '') : (value ?? '')).trim();
+const many = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 const LOG_PAGE = 50;
 const STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
@@ -87,10 +95,38 @@ export function webhookRoutes(deps: DashboardDeps): Router {
     res.redirect(303, `/webhooks/${id}?${new URLSearchParams(outcome.done).toString()}`);
   }
 
-  router.get('/webhooks', async (req, res) => {
-    const signedIn = requireMember(res, 'webhooks');
+  async function listPage(req: Request, res: Response, signedIn: SignedInLocals, options: Omit<PageOptions, 'title'> = {}): Promise<void> {
     const { data } = await deps.webhooks.listEndpoints({}, serviceContext(signedIn));
-    render(req, res, 'webhooks', { title: 'Webhooks', endpoints: data });
+    render(req, res, 'webhooks', { title: 'Webhooks', endpoints: data, eventTypes: EVENT_TYPES, form: {}, ...options });
+  }
+
+  router.get('/webhooks', async (req, res) => listPage(req, res, requireMember(res, 'webhooks')));
+
+  /**
+   * A new endpoint of the mode the member is viewing, through the webhooks
+   * service's CreateEndpoint (its rules: HTTPS, no private addresses, known
+   * event types). Its signing secret is shown once, on the page answering the form.
+   */
+  router.post('/webhooks', async (req, res) => {
+    const signedIn = requireMember(res, 'webhooks');
+    const form = req.body as CreateForm;
+    const typed = { url: one(form.url), description: one(form.description), eventTypes: many(form.event_types) };
+    try {
+      if (!typed.url || typed.url.length > MAX_URL) throw new DashboardError(400, `Enter the HTTPS address to send events to (at most ${MAX_URL} characters).`, 'url');
+      if (typed.description.length > MAX_DESCRIPTION) throw new DashboardError(400, `The description is at most ${MAX_DESCRIPTION} characters.`, 'description');
+      // None ticked: every event, including types added later (the API's default).
+      const eventTypes = typed.eventTypes.length ? typed.eventTypes : ['*'];
+      const endpoint = await deps.webhooks
+        .createEndpoint({ url: typed.url, eventTypes, description: typed.description || undefined, mode: signedIn.mode }, serviceContext(signedIn))
+        .catch((error: unknown) => {
+          throw asRefusal(error);
+        });
+      await deps.audit.record(signedIn.actor, 'webhook.created', `webhook endpoint ${endpoint.id}`, { url: endpoint.url, event_types: endpoint.eventTypes, mode: endpoint.mode });
+      await listPage(req, res, signedIn, { status: 201, created: { id: String(endpoint.id), url: endpoint.url, secret: endpoint.secret } });
+    } catch (error) {
+      if (!(error instanceof DashboardError)) throw error;
+      await listPage(req, res, signedIn, { status: error.status, error: error.message, errorField: error.field, form: typed });
+    }
   });
 
   router.get('/webhooks/:id', async (req, res) => endpointPage(req, res, requireMember(res, 'webhooks')));
