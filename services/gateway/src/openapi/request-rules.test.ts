@@ -54,6 +54,22 @@ describe('request rules in the OpenAPI document', () => {
     }
   });
 
+  it('bounds integer ids at 2^53 − 1, past which the server refuses them as not integers', () => {
+    type Bounded = Schema & { maximum?: number; anyOf?: Bounded[] };
+    const checkout = component('CreateCheckoutSession').properties!;
+    const comp = component('CreateCompTickets').properties!;
+    const ids: Bounded[] = [
+      checkout.items!.items!.properties!.ticket_type_id!,
+      checkout.items!.items!.properties!.pool_id!,
+      (checkout.event_id as Bounded).anyOf![0]!,
+      comp.ticket_type_id!,
+      comp.pool_id!,
+      component('CreateCheckIn').properties!.ticket_id!,
+    ];
+    expect(ids.map((id) => id.maximum)).toEqual(ids.map(() => Number.MAX_SAFE_INTEGER));
+    expect(z.number().int().safeParse(Number.MAX_SAFE_INTEGER + 2).success).toBe(false);
+  });
+
   it('requires code or ticket_id on a check-in, either or both, not null', () => {
     const checkIn = component('CreateCheckIn');
     const valid = (body: Record<string, unknown>) =>

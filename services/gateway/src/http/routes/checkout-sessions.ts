@@ -11,7 +11,13 @@ import { z } from '../../openapi/zod';
 import { created, defineOperation, ok } from '../operation';
 import { uuidId } from '../path-ids';
 
-const positiveInt = (name: string) => z.number({ error: `${name} must be an integer.` }).int({ error: `${name} must be an integer.` }).positive({ error: `${name} must be positive.` });
+const positiveInt = (name: string) =>
+  z
+    .number({ error: `${name} must be an integer.` })
+    .int({ error: `${name} must be an integer.` })
+    .positive({ error: `${name} must be positive.` })
+    // An integer past 2^53 − 1 is refused as not an integer (D391).
+    .openapi({ maximum: Number.MAX_SAFE_INTEGER });
 
 export const CreateCheckoutSessionBody = z
   .object({
@@ -49,7 +55,7 @@ export const CreateCheckoutSessionBody = z
       .refine((value) => Object.keys(value).length <= 20, { error: 'metadata holds at most 20 keys.' })
       .transform((value) => Object.fromEntries(Object.entries(value).map(([key, item]) => [key, String(item)])))
       .optional()
-      .openapi({ description: 'Up to 20 string pairs; numbers and booleans become strings.' }),
+      .openapi({ description: 'Up to 20 string pairs; numbers and booleans become strings.', maxProperties: 20 }),
   })
   .openapi('CreateCheckoutSession');
 

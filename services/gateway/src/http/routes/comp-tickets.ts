@@ -14,7 +14,13 @@ import { z } from '../../openapi/zod';
 import { canonicalJson } from '../middleware/idempotency';
 import { created, defineOperation } from '../operation';
 
-const positiveInt = (name: string) => z.number({ error: `${name} must be an integer.` }).int({ error: `${name} must be an integer.` }).positive({ error: `${name} must be positive.` });
+const positiveInt = (name: string) =>
+  z
+    .number({ error: `${name} must be an integer.` })
+    .int({ error: `${name} must be an integer.` })
+    .positive({ error: `${name} must be positive.` })
+    // An integer past 2^53 − 1 is refused as not an integer (D391).
+    .openapi({ maximum: Number.MAX_SAFE_INTEGER });
 const GUESTS = 'attendees must be a list of 1 to 50 guests, each { email, name }.';
 
 export const CreateCompTicketsBody = z

@@ -35,7 +35,7 @@ export const CheckInBody = z
       .positive({ error: 'ticket_id must be a positive integer.' })
       .nullable()
       .optional()
-      .openapi({ description: 'Check in by ticket id instead. When both are sent, `code` must be the barcode of this ticket.', example: 1001 }),
+      .openapi({ description: 'Check in by ticket id instead. When both are sent, `code` must be the barcode of this ticket.', example: 1001, maximum: Number.MAX_SAFE_INTEGER }),
   })
   .openapi('CreateCheckIn', {
     description: 'Send `code` or `ticket_id`, or both (null counts as not sent).',
