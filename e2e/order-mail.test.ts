@@ -198,6 +198,15 @@ describe('a transfer', () => {
     expect(old.status).toBe(404);
     const scanned = await api<{ result: string }>(`/events/${sale.eventId}/check_ins`, { method: 'POST', body: { code: newCode } });
     expect(scanned.body.result).toBe('checked_in');
+
+    // A resend of the order to its buyer never carries the ticket that moved on: here nothing is left to send.
+    const resend = await tickets.resendOrderMail({ orderId, requestedBy: 'e2e' }, operatorContext(org.id));
+    let state = resend.state;
+    for (const deadline = Date.now() + 20_000; state === 'pending' && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 250))) {
+      state = (await tickets.listOrderMails({ orderId }, operatorContext(org.id))).data.find((m) => m.id === resend.id)!.state;
+    }
+    expect(state).toBe('skipped');
+    expect(await mailTo(buyer)).toHaveLength(2); // the order's email and the note, nothing more
   });
 
   it('to an address that cannot be mailed: the transfer stands, the email is recorded as failed with the reason', async () => {

@@ -91,8 +91,10 @@ export class TicketMails {
     const messageId = `<mail-${mail.id}.${mail.kind}@${this.settings.messageIdDomain}>`;
     const to = { email: mail.recipient, name: mail.recipient_name };
     if (mail.kind === 'order' || mail.kind === 'order_resend') {
-      const tickets = (await this.tickets.forOrders(organisationId, [mail.order_id!])).filter(holds);
-      if (tickets.length === 0) throw new NothingToSend('the order holds no valid ticket');
+      // Only the buyer's own tickets: one transferred away belongs to its new attendee, code and all (D413).
+      const buyer = mail.recipient.toLowerCase();
+      const tickets = (await this.tickets.forOrders(organisationId, [mail.order_id!])).filter((ticket) => holds(ticket) && ticket.attendee_email?.toLowerCase() === buyer);
+      if (tickets.length === 0) throw new NothingToSend('the order holds no valid ticket of its buyer');
       const event = await this.event(organisationId, tickets[0]!.event_id, mail);
       const pageUrl = ticketPageUrl({ baseUrl: this.settings.pagesBaseUrl, orderId: mail.order_id!, secret: this.settings.ticketPageSecret });
       return composeOrderMail({ to, orderId: mail.order_id!, event, tickets, ticketPageUrl: pageUrl, messageId });
