@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { SmtpMailer, type MailMessage } from '../src/mail';
+import { PermanentMailFailure, SmtpMailer, type MailMessage } from '../src/mail';
 
 interface Received {
   from: string | undefined;
@@ -100,8 +100,41 @@ describe('SmtpMailer', () => {
     });
     const mailer = new SmtpMailer({ url: `smtp://127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com' });
     try {
-      await expect(mailer.send(email)).rejects.toThrow(/Mailbox unavailable/);
+      const refusal = mailer.send(email);
+      await expect(refusal).rejects.toThrow(/Mailbox unavailable/);
+      await expect(refusal).rejects.not.toBeInstanceOf(PermanentMailFailure);
       expect(server.received).toHaveLength(0);
+    } finally {
+      await mailer.close();
+      await server.stop();
+    }
+  });
+
+  it('fails for good when the server refuses the recipient with a 5xx, so the sender gives up at once', async () => {
+    const server = await startServer({
+      onRcptTo(_address, _session, callback) {
+        callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+      },
+    });
+    const mailer = new SmtpMailer({ url: `smtp://127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com' });
+    try {
+      await expect(mailer.send(email)).rejects.toBeInstanceOf(PermanentMailFailure);
+    } finally {
+      await mailer.close();
+      await server.stop();
+    }
+  });
+
+  it('sends the HTML part beside the text, and an inline image by its content id', async () => {
+    const server = await startServer();
+    const mailer = new SmtpMailer({ url: `smtp://127.0.0.1:${server.port}`, from: 'tickets@tickets.example.com' });
+    try {
+      await mailer.send({ ...email, html: '<p><img src="cid:qr-1@qr"></p>', attachments: [{ filename: 'qr.png', content: Buffer.from('png'), contentType: 'image/png', cid: 'qr-1@qr' }] });
+      const raw = server.received[0]!.raw;
+      expect(raw).toMatch(/Content-Type: multipart\/related/);
+      expect(raw).toMatch(/Content-Type: text\/html/);
+      expect(raw).toContain('Content-ID: <qr-1@qr>');
+      expect(raw).toContain('Content-Disposition: inline; filename=qr.png');
     } finally {
       await mailer.close();
       await server.stop();

@@ -15,7 +15,8 @@ import { PermanentMailFailure, type MailMessage, type Mailer } from './mailer';
  */
 function refusedForGood(error: unknown): boolean {
   const { responseCode, code } = error as { responseCode?: number; code?: string };
-  return (typeof responseCode === 'number' && responseCode >= 500) || code === 'EENVELOPE';
+  // EENVELOPE with a reply code is a refused recipient, whose code says whether for good; without one, no address at all.
+  return typeof responseCode === 'number' ? responseCode >= 500 : code === 'EENVELOPE';
 }
 
 export interface SmtpOptions {
