@@ -151,7 +151,7 @@ describe('paying on the hosted checkout', () => {
     const session = (await createSession({ event_id: slug, items: [{ ticket_type_id: paid, quantity: 2 }] })).body;
     const declined = await payCheckout(session.checkout_url, { email: 'bo@example.com', ...DECLINED_CARD });
     expect(declined.status).toBe(402);
-    expect(testId(declined.html, 'error')).toBe('Your card was declined.');
+    expect(testId(declined.html, 'error')).toBe('Your card was declined. Try another card: your tickets are still held.');
     expect(declined.html).toContain('value="bo@example.com"');
     expect((await api<Session>(`/checkout_sessions/${session.id}`)).body.status).toBe('open');
     expect(await available(slug, paid)).toBe(18);
