@@ -87,7 +87,11 @@ describe('batched calls', () => {
     const answers = await Promise.all(Array.from({ length: 40 }, (_, index) => hold(`h${index}`, index + 1)));
 
     expect(answers.map((answer) => [answer.eventUrl, answer.eventId])).toEqual(Array.from({ length: 40 }, (_, index) => [`hold:h${index}`, BigInt(index + 1)]));
-    expect(seen.map((call) => [call.holdId, call.ctx])).toEqual(expect.arrayContaining(Array.from({ length: 40 }, (_, index) => [`h${index}`, ctx(index + 1)])));
+    // Each call's own context, with its own deadline (D442): the client's default, from when it was made.
+    expect(seen.map((call) => [call.holdId, call.ctx])).toEqual(
+      expect.arrayContaining(Array.from({ length: 40 }, (_, index) => [`h${index}`, { ...ctx(index + 1), deadline: expect.any(Number) }])),
+    );
+    for (const call of seen) expect(call.ctx.deadline! - Date.now()).toBeGreaterThan(5_000);
     expect(await handled()).toEqual({ 'CallBatch OK': 1, 'HoldStock OK': 40 });
   });
 
