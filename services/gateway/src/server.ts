@@ -57,7 +57,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     maxAgeMs: config.EVENT_STREAM_MAX_AGE_MS,
     perOrganisation: config.EVENT_STREAMS_PER_ORGANISATION,
   });
-  const app = createApp({
+  const { app, gate } = createApp({
     logger: runtime.logger,
     keys: new KeyRepository(pool),
     keyUsage,
@@ -83,7 +83,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     },
     trustedProxies: config.TRUST_PROXY,
   });
-  const server = createHttpServer(app, config.DOCS_BASE_URL);
+  const server = createHttpServer(app, config.DOCS_BASE_URL, gate);
   await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.BIND_HOST, resolve));
   // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
   runtime.lifecycle.onShutdown('http server', () => new Promise<void>((resolve) => {

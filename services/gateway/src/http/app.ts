@@ -15,7 +15,7 @@ import type { KeyRepository } from '../storage/key-repository';
 import { partnerApiDocument } from '../openapi/document';
 import { AbandonedRequests } from './abandoned-requests';
 import { errorHandler, routeNotFound } from './errors';
-import { admissionControl, requestClassifier } from './middleware/admission-control';
+import { admissionGate, requestClassifier, type RequestGate } from './middleware/admission-control';
 import { authenticate } from './middleware/authenticate';
 import { browserGuard } from './middleware/browser-guard';
 import { idempotency } from './middleware/idempotency';
@@ -53,7 +53,12 @@ export interface AppDependencies {
   eventStreams: EventStreams;
 }
 
-export function createApp(deps: AppDependencies): Express {
+/**
+ * The app, and the gate in front of it (admission control, D441): the
+ * HTTP server hands every request to the gate, which passes the admitted
+ * ones to the app and answers the rest itself.
+ */
+export function createApp(deps: AppDependencies): { app: Express; gate: RequestGate } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustedProxies);
@@ -62,10 +67,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestContext(deps.docsBaseUrl, deps.requestTimeoutMs));
   app.use(requestLog(deps.logger, API_OPERATIONS));
   app.use(requestMetrics(deps.metrics, API_OPERATIONS));
-  // Before anything that costs: a request turned away has had only its id and this check.
   const keyAdmission = new KeyAdmission(deps.redis);
   const resolver = new KeyResolver(deps.keys, keyAdmission);
-  app.use(admissionControl(deps.admission.queue, resolver, { classify: requestClassifier(API_OPERATIONS), retryAfterSeconds: deps.admission.retryAfterSeconds, registry: deps.metrics }));
 
   const openApiDocument = partnerApiDocument(deps.publicBaseUrl);
   app.get('/openapi.json', (_req, res) => {
@@ -88,5 +91,11 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use(routeNotFound);
   app.use(errorHandler(deps.logger, API_OPERATIONS));
-  return app;
+  const gate = admissionGate(deps.admission.queue, resolver, {
+    classify: requestClassifier(API_OPERATIONS),
+    retryAfterSeconds: deps.admission.retryAfterSeconds,
+    docsBaseUrl: deps.docsBaseUrl,
+    registry: deps.metrics,
+  });
+  return { app, gate };
 }

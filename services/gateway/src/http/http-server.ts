@@ -22,6 +22,7 @@ import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { ApiError, API_VERSION } from '@partner-api/shared';
 import { errorEnvelope } from './envelope';
+import type { RequestGate } from './middleware/admission-control';
 import { newRequestId } from './middleware/request-context';
 
 /** `IncomingMessage` / `ServerResponse` subclasses whose prototypes become the app's `request` / `response`. */
@@ -90,8 +91,9 @@ function answerConnect(docsBaseUrl: string) {
   };
 }
 
-export function createHttpServer(app: Express, docsBaseUrl: string): http.Server {
-  const server = http.createServer(expressMessageClasses(app), app);
+/** `gate`: sees every request first and passes those it admits to the app (admission control, D441). */
+export function createHttpServer(app: Express, docsBaseUrl: string, gate?: RequestGate): http.Server {
+  const server = http.createServer(expressMessageClasses(app), gate ? (req, res) => gate(req, res, () => app(req, res)) : app);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientErrors(docsBaseUrl));
   server.on('connect', answerConnect(docsBaseUrl));

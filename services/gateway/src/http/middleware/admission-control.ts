@@ -1,6 +1,6 @@
 /**
- * Load shedding at the edge (D441): the first thing a request meets after
- * its id, before authentication, so a request turned away costs only its
+ * Load shedding at the edge (D441): the first thing a request meets, in
+ * front of the Express app, so a request turned away costs only its
  * parsing and this answer. Over its class's share of the adaptive limit it
  * is answered at once with the spec's `429 rate_limited`, `Retry-After` and
  * RateLimit headers. The RateLimit headers speak of the caller's key (the
@@ -11,14 +11,15 @@
  * Long-lived streams take no slot: a stream would hold one for as long as
  * it is open and its duration says nothing about load.
  */
-import type { Request, RequestHandler, Response } from 'express';
-import { ApiError, Counter, Gauge, Histogram, type Registry } from '@partner-api/shared';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { API_VERSION, ApiError, Counter, Gauge, Histogram, type Registry } from '@partner-api/shared';
 import { REQUEST_CLASSES, type Admission, type RequestClass } from '../../domain/admission';
 import { hashSecret, KEY_SHAPE, rateLimitFor } from '../../domain/api-keys';
 import type { KeyResolver } from '../../domain/key-resolver';
-import { sendError } from '../envelope';
+import { errorEnvelope } from '../envelope';
 import type { Operation } from '../operation';
 import { EVENT_STREAM_PATH } from '../routes/event-stream';
+import { newRequestId } from './request-context';
 import { templateMatcher } from './request-metrics';
 
 export interface AdmissionControlOptions {
@@ -26,6 +27,8 @@ export interface AdmissionControlOptions {
   classify(method: string, path: string): RequestClass | undefined;
   /** Seconds a shed request is told to wait. */
   retryAfterSeconds: number;
+  /** The base of the error envelope's `doc_url`. */
+  docsBaseUrl: string;
   registry: Registry;
 }
 
@@ -86,29 +89,56 @@ export function requestClassifier(operations: readonly Operation[]): AdmissionCo
 }
 
 /** The caller's key limit when this process has the key cached (no I/O), for the RateLimit headers. */
-function cachedKeyLimit(req: Request, keys: KeyResolver): number | undefined {
+function cachedKeyLimit(req: IncomingMessage, keys: KeyResolver): number | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (!match || !KEY_SHAPE.test(match[1]!)) return undefined;
   const key = keys.cached(hashSecret(match[1]!).toString('hex'))?.key;
   return key ? rateLimitFor(key) : undefined;
 }
 
-function shed(req: Request, res: Response, keys: KeyResolver, retryAfterSeconds: number): void {
-  const keyLimit = cachedKeyLimit(req, keys);
-  if (keyLimit !== undefined) {
-    res.setHeader('RateLimit-Limit', String(keyLimit));
-    res.setHeader('RateLimit-Remaining', '0');
-    res.setHeader('RateLimit-Reset', String(retryAfterSeconds));
-  }
-  res.setHeader('Retry-After', String(retryAfterSeconds));
-  sendError(res, new ApiError('rate_limited', `The API is busy. Retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`));
+/**
+ * The 429 of a shed request, written straight to Node's response: no
+ * Express, no access-log line (sheds are counted in
+ * `gateway_admission_requests_total`; at an on-sale's rate a line each
+ * would cost more than the answer, D441). The one error object is made
+ * once: an Error per shed request cost a stack trace each.
+ */
+function shedAnswer(docsBaseUrl: string, retryAfterSeconds: number, keys: KeyResolver) {
+  const busy = new ApiError('rate_limited', `The API is busy. Retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`);
+  const retryAfter = String(retryAfterSeconds);
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = newRequestId();
+    const body = JSON.stringify(errorEnvelope(busy, requestId, docsBaseUrl));
+    const headers: Record<string, string> = {
+      'Request-Id': requestId,
+      'Service-Version': API_VERSION,
+      'Retry-After': retryAfter,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+    };
+    const keyLimit = cachedKeyLimit(req, keys);
+    if (keyLimit !== undefined) Object.assign(headers, { 'RateLimit-Limit': String(keyLimit), 'RateLimit-Remaining': '0', 'RateLimit-Reset': retryAfter });
+    res.writeHead(busy.httpStatus, headers).end(body);
+  };
 }
 
-export function admissionControl(admission: Admission, keys: KeyResolver, options: AdmissionControlOptions): RequestHandler {
+/** What runs in front of the app for every request: `pass` hands the request to it. */
+export type RequestGate = (req: IncomingMessage, res: ServerResponse, pass: () => void) => void;
+
+/**
+ * The gate in front of the Express app (http-server.ts). A request of a
+ * class is passed on when admitted, holding its slot until its response
+ * closes; one whose client leaves while it waits is neither started nor
+ * answered; one turned away gets the 429 at once.
+ */
+export function admissionGate(admission: Admission, keys: KeyResolver, options: AdmissionControlOptions): RequestGate {
   const metrics = admissionMetrics(options.registry, admission);
-  return (req, res, next) => {
-    const requestClass = options.classify(req.method, req.path);
-    if (requestClass === undefined) return next();
+  const answerShed = shedAnswer(options.docsBaseUrl, options.retryAfterSeconds, keys);
+  return (req, res, pass) => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const requestClass = options.classify(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
+    if (requestClass === undefined) return pass();
     const classMetrics = metrics[requestClass];
     let gone = false;
     const withdraw = admission.request(requestClass, {
@@ -121,12 +151,12 @@ export function admissionControl(admission: Admission, keys: KeyResolver, option
         }
         classMetrics.admitted.inc();
         res.once('close', () => permit.release());
-        next();
+        pass();
       },
       shed(waitedMs) {
         classMetrics.queue.observe(waitedMs / 1000);
         classMetrics.shed.inc();
-        if (!gone) shed(req, res, keys, options.retryAfterSeconds);
+        if (!gone) answerShed(req, res);
       },
     });
     res.once('close', () => {
