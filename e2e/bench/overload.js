@@ -50,12 +50,13 @@ const fmtInt = (n) => Math.round(n).toLocaleString('en-AU');
 const ms = (n) => (Number.isFinite(n) ? fmtInt(n) : 'n/a');
 const label = (multiple) => `${multiple}x`;
 
-/** The run's sessions in orders' table: how many, and the ids of those opened since `since` (ms). */
+/** The run's sessions in orders' table: how many, and the ids of those opened since `since` (ms) that still hold tickets. */
 function sessionsOf(pool, organisationId) {
   return {
     count: async () => (await pool.query('SELECT count(*)::int AS n FROM orders.checkout_sessions WHERE organisation_id = $1', [organisationId])).rows[0].n,
     openedSince: async (since) =>
-      (await pool.query('SELECT id FROM orders.checkout_sessions WHERE organisation_id = $1 AND created_at >= to_timestamp($2 / 1000.0)', [organisationId, since])).rows.map((row) => row.id),
+      // A session abandoned for a buyer who left (D444) is failed and its hold given back: only those still holding count.
+      (await pool.query("SELECT id FROM orders.checkout_sessions WHERE organisation_id = $1 AND created_at >= to_timestamp($2 / 1000.0) AND status IN ('open', 'pending')", [organisationId, since])).rows.map((row) => row.id),
   };
 }
 
