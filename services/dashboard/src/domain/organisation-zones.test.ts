@@ -32,4 +32,22 @@ describe('OrganisationZones', () => {
     await expect(new OrganisationZones(inventory({ all: 'Australia/Sydney' })).zoneOf(1)).resolves.toBe('Australia/Sydney');
     await expect(new OrganisationZones(inventory({})).zoneOf(1)).resolves.toBe('UTC');
   });
+
+  it('shows UTC rather than failing when inventory cannot answer, asks with a short deadline, and asks again later', async () => {
+    const deadlines: Array<number | undefined> = [];
+    let down = true;
+    const zones = new OrganisationZones({
+      listEvents: async (_request, _ctx, options) => {
+        deadlines.push(options?.deadlineMs);
+        if (down) throw new Error('inventory unreachable');
+        return { data: [{ timezone: 'Australia/Brisbane' }] };
+      },
+    });
+    await expect(zones.zoneOf(7)).resolves.toBe('UTC');
+    expect(deadlines).toEqual([500]);
+    down = false;
+    // Still UTC for a while: a page load does not wait on an inventory that just failed.
+    await expect(zones.zoneOf(7)).resolves.toBe('UTC');
+    expect(deadlines).toHaveLength(1);
+  });
 });
