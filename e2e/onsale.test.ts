@@ -82,8 +82,21 @@ const agentFor = (() => {
   };
 })();
 
+/**
+ * One API call as a partner's client makes it: a 429 (the gateway shedding
+ * a burst, D441) is sent again after its Retry-After plus jitter (D435);
+ * anything else is the answer.
+ */
+async function call(gateway: string, method: string, route: string, body?: unknown, timeoutMs = 20_000): Promise<Outcome> {
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await callOnce(gateway, method, route, body, timeoutMs);
+    if (outcome.status !== 429 || attempt === 10) return outcome;
+    await sleep((outcome.retryAfter ?? 1) * 1_000 * (1 + Math.random()));
+  }
+}
+
 /** One API call with a hard time limit (queueing for a socket included): nothing may hang. */
-function call(gateway: string, method: string, route: string, body?: unknown, timeoutMs = 20_000): Promise<Outcome> {
+function callOnce(gateway: string, method: string, route: string, body?: unknown, timeoutMs = 20_000): Promise<Outcome> {
   const started = Date.now();
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve) => {
@@ -117,18 +130,8 @@ function call(gateway: string, method: string, route: string, body?: unknown, ti
   });
 }
 
-/**
- * One buyer's checkout, as a partner's client makes it: a 429 (the gateway
- * shedding a burst, D441) is sent again after its Retry-After plus jitter
- * (D435); anything else is the answer.
- */
-async function checkout(gateway: string, slug: string, typeId: number): Promise<Outcome> {
-  for (let attempt = 1; ; attempt += 1) {
-    const outcome = await call(gateway, 'POST', '/checkout_sessions', { event_id: slug, items: [{ ticket_type_id: typeId, quantity: 1 }] });
-    if (outcome.status !== 429 || attempt === 10) return outcome;
-    await sleep((outcome.retryAfter ?? 1) * 1_000 * (1 + Math.random()));
-  }
-}
+const checkout = (gateway: string, slug: string, typeId: number) =>
+  call(gateway, 'POST', '/checkout_sessions', { event_id: slug, items: [{ ticket_type_id: typeId, quantity: 1 }] });
 
 /** "201", "422 exceeds_availability", "500 hold_failed", "0 timed out": how many of each. */
 function tally(outcomes: Outcome[]): Record<string, number> {
