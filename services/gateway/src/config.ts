@@ -34,8 +34,10 @@ export const gatewayEnv = commonEnv
     ADMISSION_INITIAL_LIMIT: z.coerce.number().int().positive().default(200),
     ADMISSION_MIN_LIMIT: z.coerce.number().int().positive().default(10),
     ADMISSION_MAX_LIMIT: z.coerce.number().int().positive().default(1_000),
-    /** A mean latency of admitted requests above this always shrinks the limit (the gradient alone drifts up under overload). */
+    /** A mean latency of admitted requests above this always shrinks the limit (the gradient alone drifts up under overload)... */
     ADMISSION_LATENCY_CEILING_MS: z.coerce.number().int().min(5).max(10_000).default(150),
+    /** ...unless this many times the no-load latency is higher (D446). */
+    ADMISSION_CEILING_FACTOR: z.coerce.number().min(1).max(100).default(3),
     /** The fraction of the limit only critical writes (checkout sessions, comps, check-ins) may use. */
     ADMISSION_CRITICAL_RESERVE: z.coerce.number().min(0).max(0.9).default(0.3),
     /** How long a request over its share waits for a slot before it is answered 429. */

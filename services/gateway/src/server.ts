@@ -76,6 +76,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
           min: config.ADMISSION_MIN_LIMIT,
           max: config.ADMISSION_MAX_LIMIT,
           latencyCeilingMs: config.ADMISSION_LATENCY_CEILING_MS,
+          ceilingFactor: config.ADMISSION_CEILING_FACTOR,
         }),
         { criticalReserve: config.ADMISSION_CRITICAL_RESERVE, maxWaitMs: config.ADMISSION_MAX_WAIT_MS },
       ),

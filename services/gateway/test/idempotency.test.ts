@@ -6,6 +6,7 @@
 import express from 'express';
 import { serveOnLoopback } from '../../shared/test/support';
 import { createLogger, createPool, randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
+import { ApiError } from '@partner-api/shared';
 import {
   authenticate,
   errorHandler,
@@ -29,6 +30,7 @@ let apiKey: string;
 let otherApiKey: string;
 let runs = 0;
 let failNext = false;
+let busyNext = false;
 
 beforeAll(async () => {
   redis = redisFromEnv();
@@ -51,6 +53,12 @@ beforeAll(async () => {
     if (failNext) {
       failNext = false;
       throw new Error('downstream failed');
+    }
+    if (busyNext) {
+      // What a write hears when the service behind it sheds the call (RESOURCE_EXHAUSTED).
+      busyNext = false;
+      res.setHeader('Retry-After', '1');
+      throw new ApiError('rate_limited', 'The API is busy. Retry after 1 second.');
     }
     res.status(201).json({ object: 'thing', id: `thing_${randomBase62(12)}`, run: runs, echo: req.body });
   });
@@ -119,6 +127,19 @@ describe('Idempotency-Key', () => {
     failNext = true;
     const failed = await post('{"name":"a"}', { idempotencyKey: key });
     expect(failed.status).toBe(500);
+    const before = runs;
+    const retried = await post('{"name":"a"}', { idempotencyKey: key });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(runs - before).toBe(1);
+  });
+
+  it('does not remember a 429: a retry after the Retry-After runs again (D445)', async () => {
+    const key = randomBase62(20);
+    busyNext = true;
+    const shed = await post('{"name":"a"}', { idempotencyKey: key });
+    expect(shed.status).toBe(429);
+    expect(code(shed.text).code).toBe('rate_limited');
     const before = runs;
     const retried = await post('{"name":"a"}', { idempotencyKey: key });
     expect(retried.status).toBe(201);

@@ -66,6 +66,29 @@ test('a window over the latency ceiling takes a tenth off, down to the minimum',
   expect(subject.limit.limit).toBe(10);
 });
 
+test('requests slow however few run at once raise the ceiling: the limit leaves its minimum (D446)', () => {
+  const subject = limitWithClock();
+  // A backend restarting cold: every request takes 400 ms, over the 100 ms ceiling, and the limit falls to its minimum.
+  feed(subject, 30, 400, 100);
+  expect(subject.limit.limit).toBe(10);
+  expect(subject.limit.latencyCeiling).toBe(CEILING_MS);
+  // At the minimum they still take 400 ms: that is what a request costs, not queueing, so the ceiling rises and the limit grows.
+  for (let window = 0; window < 60; window += 1) feed(subject, 1, 400, subject.limit.limit);
+  expect(subject.limit.latencyCeiling).toBeGreaterThan(1_000);
+  expect(subject.limit.limit).toBeGreaterThan(50);
+});
+
+test('a quiet period’s latency sets the ceiling no lower than latencyCeilingMs, and overload teaches it nothing', () => {
+  const subject = limitWithClock();
+  feed(subject, 50, 5, 20);
+  expect(subject.limit.latencyCeiling).toBe(CEILING_MS);
+  feed(subject, 50, 50, 20);
+  expect(subject.limit.latencyCeiling).toBeCloseTo(150, 0);
+  // Windows at the limit (queueing) never move the no-load latency.
+  feed(subject, 50, 5_000, subject.limit.limit);
+  expect(subject.limit.latencyCeiling).toBeCloseTo(150, 0);
+});
+
 test('never above its maximum', () => {
   const subject = limitWithClock(900);
   feed(subject, 500, 20, 1_000);

@@ -15,16 +15,24 @@
  *
  * On its own the gradient drifts upwards under a steady overload: as the
  * limit grows, latency grows as slowly as the long average follows it. So a
- * window whose mean latency is over `latencyCeilingMs` always shrinks the
- * limit by a tenth (the multiplicative decrease of AIMD), which bounds the
- * latency any admitted request sees, whatever the machine's speed.
+ * window whose mean latency is over the ceiling always shrinks the limit by
+ * a tenth (the multiplicative decrease of AIMD), which bounds the latency
+ * any admitted request sees. The ceiling is `latencyCeilingMs`, or
+ * `ceilingFactor` times the no-load latency when that is higher: the mean of
+ * windows with few requests in flight (under half the limit, or no more than
+ * the minimum). Requests that are slow however few run at once (a slow
+ * database, a backend restarting cold) then raise the ceiling instead of
+ * holding the limit at its minimum, where it would only cut throughput:
+ * fewer requests in flight would not make them faster (D446).
  */
 export interface ConcurrencyLimitOptions {
   initial: number;
   min: number;
   max: number;
-  /** A window's mean latency above this always shrinks the limit. */
+  /** A window's mean latency above this always shrinks the limit (unless the no-load latency raises the ceiling). */
   latencyCeilingMs: number;
+  /** The ceiling is at least this many times the no-load latency (default 3). */
+  ceilingFactor?: number;
   /** How much the short RTT may exceed the long one before the limit shrinks (Gradient2's default: 1.5). */
   tolerance?: number;
   /** Weight of each window's new limit against the current one (0.2: a step moves a fifth of the way). */
@@ -44,7 +52,10 @@ export class ConcurrencyLimit {
   private windowSum = 0;
   private windowCount = 0;
   private windowMaxInFlight = 0;
+  /** Mean latency of windows with few requests in flight: what a request costs without queueing. */
+  private noLoadRtt: number | undefined;
   private readonly tolerance: number;
+  private readonly ceilingFactor: number;
   private readonly smoothing: number;
   private readonly longWindows: number;
   private readonly windowMs: number;
@@ -56,6 +67,7 @@ export class ConcurrencyLimit {
   ) {
     this.estimated = options.initial;
     this.tolerance = options.tolerance ?? 1.5;
+    this.ceilingFactor = options.ceilingFactor ?? 3;
     this.smoothing = options.smoothing ?? 0.2;
     this.longWindows = options.longWindows ?? 600;
     this.windowMs = options.windowMs ?? 100;
@@ -82,15 +94,24 @@ export class ConcurrencyLimit {
     this.windowMaxInFlight = 0;
   }
 
+  /** The latency above which a window always shrinks the limit. */
+  get latencyCeiling(): number {
+    return Math.max(this.options.latencyCeilingMs, this.ceilingFactor * (this.noLoadRtt ?? 0));
+  }
+
   private update(shortRtt: number, inFlight: number): void {
     // The long RTT's average over its first windows weighs them equally, then exponentially.
     this.longSamples = Math.min(this.longSamples + 1, this.longWindows);
     this.longRtt += (shortRtt - this.longRtt) / this.longSamples;
     // After a long overload the long RTT remembers queueing that is gone: let it come down quickly.
     if (this.longRtt / shortRtt > 2) this.longRtt *= 0.95;
+    // Few in flight: this is what a request costs without queueing (at the minimum limit too, where nothing queues behind it).
+    if (inFlight < this.estimated / 2 || inFlight <= this.options.min) {
+      this.noLoadRtt = this.noLoadRtt === undefined ? shortRtt : this.noLoadRtt + (shortRtt - this.noLoadRtt) * this.smoothing;
+    }
     // Far from the limit, latency comes from the requests themselves (a slow endpoint), not from load: it moves nothing.
     if (inFlight < this.estimated / 2) return;
-    if (shortRtt > this.options.latencyCeilingMs) {
+    if (shortRtt > this.latencyCeiling) {
       this.estimated = Math.max(this.options.min, this.estimated * 0.9);
       return;
     }

@@ -3,7 +3,7 @@
  * the same key and the same request replays the first response byte for
  * byte (`Idempotent-Replayed: true`); a different request with the key is
  * `422 idempotency_key_reused`; while the first still runs, `409
- * idempotency_request_in_progress`; a 5xx is not remembered. "The same
+ * idempotency_request_in_progress`; a 5xx or a 429 is not remembered. "The same
  * request" is the method, the path and the body as canonical JSON (key order
  * and white space do not matter); see docs/decisions.md. A request no
  * operation routes (an unknown path or method) passes straight to the
@@ -83,7 +83,7 @@ function rememberedWrite(store: IdempotencyStore, logger: Logger) {
             : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
       const contentType = res.getHeader('content-type');
       const remember =
-        res.statusCode >= 500
+        isUnfinished(res.statusCode)
           ? store.release(apiKey.id, keyHash)
           : store.complete(apiKey.id, keyHash, fingerprint, {
               status: res.statusCode,
@@ -97,4 +97,14 @@ function rememberedWrite(store: IdempotencyStore, logger: Logger) {
     }) as Response['end'];
     next();
   };
+}
+
+/**
+ * Answers that say the request did not run to its end, so a retry with the
+ * key must run it (D29, D445): a 5xx, and a 429 (a rate limit or a service
+ * shedding the call; the same answer replayed would hold the key to "busy" for
+ * 24 hours).
+ */
+function isUnfinished(status: number): boolean {
+  return status >= 500 || status === 429;
 }
