@@ -48,6 +48,23 @@ function percentiles(sorted) {
   return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? 0 };
 }
 
+/** What the gateway's shed answers say in `Retry-After` (ADMISSION_RETRY_AFTER_SECONDS). */
+const RETRY_AFTER_MS = 1000;
+
+/**
+ * Holds back an autocannon connection's next request for `ms`. autocannon
+ * emits a response before it sends the connection's next request
+ * (`Client#_doRequest`), so that one call is replaced by a timer.
+ */
+function waitBeforeNextRequest(client, ms) {
+  client._doRequest = function waitThenRequest() {
+    delete client._doRequest;
+    setTimeout(() => {
+      if (!client.destroyed) client._doRequest();
+    }, ms);
+  };
+}
+
 /** HTTP GET load with autocannon: fixed duration and connections, stops by itself (steadyLoad with no ramp). */
 const httpLoad = ({ url, headers, connections, seconds }) => steadyLoad({ url, headers, connections, seconds });
 
@@ -63,6 +80,13 @@ const httpLoad = ({ url, headers, connections, seconds }) => steadyLoad({ url, h
  * answers with status `expect` (any 2xx when not given); `bad` counts every
  * other answer, connection error and timeout of the whole run, ramp included
  * (`errors` are the connection errors other than timeouts).
+ *
+ * A buyer turned away (`429`) does what the spec asks and @partner-api/client
+ * does (D435): it waits the `Retry-After` the gateway sends (1 s), up to
+ * twice that with jitter, before its next request. A closed loop that
+ * re-sent at once would make every shed answer a new request in the same
+ * millisecond, a retry storm no real client sends, and measure that storm
+ * instead of the stack.
  */
 async function steadyLoad({ url, method = 'GET', headers, body, connections, seconds, rampSeconds = 0, expect, onSteady }) {
   assertLoopback(url);
@@ -79,9 +103,10 @@ async function steadyLoad({ url, method = 'GET', headers, body, connections, sec
   if (onSteady && rampSeconds > 0) timer = setTimeout(onSteady, rampSeconds * 1000);
   else onSteady?.();
   const instance = autocannon({ url, method, headers, body, connections, duration: rampSeconds + seconds, pipelining: 1 });
-  instance.on('response', (_client, status, _bytes, latency) => {
+  instance.on('response', (client, status, _bytes, latency) => {
     answered += 1;
     statuses[status] = (statuses[status] ?? 0) + 1;
+    if (status === 429) waitBeforeNextRequest(client, RETRY_AFTER_MS * (1 + Math.random()));
     if (!wanted(status)) bad += 1;
     else if (Date.now() - latency < rampEnds) ramp.push(latency);
     else answers.push([Date.now(), latency]);

@@ -1,29 +1,31 @@
 /**
  * How many requests one gateway process works on at once, found from the
- * latency it measures: the gradient algorithm of Netflix's
- * concurrency-limits (Gradient2), written here because no maintained
- * JavaScript package implements an adaptive concurrency limit (D440).
+ * latency it measures: additive increase, multiplicative decrease on a
+ * latency ceiling, as Netflix concurrency-limits' AIMDLimit does with its
+ * latency threshold; written here because no maintained JavaScript package
+ * implements an adaptive concurrency limit (D440).
  *
- * Completed requests are gathered into short windows. Each window's mean
- * latency (short RTT) is compared with a slow exponential average of the
- * windows before it (long RTT). While the short RTT stays within
- * `tolerance` of the long one, the limit grows by a little each window;
- * when work queues up and latency rises, the gradient (long / short, at
- * least 0.5) shrinks it in proportion. A limit that is not reached (fewer
- * than half of it in flight) is not changed: quiet hours teach it nothing,
- * and slow requests far from the limit are slow for their own reasons.
+ * Completed requests are gathered into short windows. While a window's mean
+ * latency stays under the ceiling the limit grows by a little (a fifth of
+ * its square root: about 3 a window at 200); a window over it takes a tenth
+ * off. A limit that is not reached (fewer than half of it in flight) is not
+ * changed: quiet hours teach it nothing, and slow requests far from the
+ * limit are slow for their own reasons. Under a steady overload it settles
+ * where the mean latency of admitted requests meets the ceiling.
  *
- * On its own the gradient drifts upwards under a steady overload: as the
- * limit grows, latency grows as slowly as the long average follows it. So a
- * window whose mean latency is over the ceiling always shrinks the limit by
- * a tenth (the multiplicative decrease of AIMD), which bounds the latency
- * any admitted request sees. The ceiling is `latencyCeilingMs`, or
- * `ceilingFactor` times the no-load latency when that is higher: the mean of
- * windows with few requests in flight (under half the limit, or no more than
- * the minimum). Requests that are slow however few run at once (a slow
- * database, a backend restarting cold) then raise the ceiling instead of
- * holding the limit at its minimum, where it would only cut throughput:
- * fewer requests in flight would not make them faster (D446).
+ * The ceiling is `latencyCeilingMs`, or `ceilingFactor` times the no-load
+ * latency when that is higher: the mean of windows with few requests in
+ * flight (under half the limit, or no more than the minimum). Requests that
+ * are slow however few run at once (a slow database, a backend restarting
+ * cold) then raise the ceiling instead of holding the limit at its minimum,
+ * where it would only cut throughput: fewer requests in flight would not
+ * make them faster (D446). Windows at the limit never move it, so an
+ * overload cannot drift it up.
+ *
+ * A gradient limiter (Gradient2: short against long RTT) was tried first and
+ * not kept: it read the climb from a light load's latency to a busy one's,
+ * with latency still far under the ceiling, as queueing, and shed
+ * closed-loop buyers the stack was serving at full speed.
  */
 export interface ConcurrencyLimitOptions {
   initial: number;
@@ -33,12 +35,8 @@ export interface ConcurrencyLimitOptions {
   latencyCeilingMs: number;
   /** The ceiling is at least this many times the no-load latency (default 3). */
   ceilingFactor?: number;
-  /** How much the short RTT may exceed the long one before the limit shrinks (Gradient2's default: 1.5). */
-  tolerance?: number;
-  /** Weight of each window's new limit against the current one (0.2: a step moves a fifth of the way). */
-  smoothing?: number;
-  /** Windows in the long RTT's exponential average (600 windows of 100 ms: about a minute). */
-  longWindows?: number;
+  /** What a window over the ceiling leaves of the limit (default 0.9). */
+  backoff?: number;
   /** A window closes after this long and at least `windowSamples` samples. */
   windowMs?: number;
   windowSamples?: number;
@@ -46,18 +44,14 @@ export interface ConcurrencyLimitOptions {
 
 export class ConcurrencyLimit {
   private estimated: number;
-  private longRtt = 0;
-  private longSamples = 0;
   private windowStart: number;
   private windowSum = 0;
   private windowCount = 0;
   private windowMaxInFlight = 0;
   /** Mean latency of windows with few requests in flight: what a request costs without queueing. */
   private noLoadRtt: number | undefined;
-  private readonly tolerance: number;
   private readonly ceilingFactor: number;
-  private readonly smoothing: number;
-  private readonly longWindows: number;
+  private readonly backoff: number;
   private readonly windowMs: number;
   private readonly windowSamples: number;
 
@@ -66,10 +60,8 @@ export class ConcurrencyLimit {
     private readonly clock: () => number = () => performance.now(),
   ) {
     this.estimated = options.initial;
-    this.tolerance = options.tolerance ?? 1.5;
     this.ceilingFactor = options.ceilingFactor ?? 3;
-    this.smoothing = options.smoothing ?? 0.2;
-    this.longWindows = options.longWindows ?? 600;
+    this.backoff = options.backoff ?? 0.9;
     this.windowMs = options.windowMs ?? 100;
     this.windowSamples = options.windowSamples ?? 10;
     this.windowStart = clock();
@@ -78,6 +70,11 @@ export class ConcurrencyLimit {
   /** The current limit: whole requests, never below `min`. */
   get limit(): number {
     return Math.floor(this.estimated);
+  }
+
+  /** The latency above which a window always shrinks the limit. */
+  get latencyCeiling(): number {
+    return Math.max(this.options.latencyCeilingMs, this.ceilingFactor * (this.noLoadRtt ?? 0));
   }
 
   /** One completed request: how long it took (ms) and how many were in flight when it started. */
@@ -94,32 +91,14 @@ export class ConcurrencyLimit {
     this.windowMaxInFlight = 0;
   }
 
-  /** The latency above which a window always shrinks the limit. */
-  get latencyCeiling(): number {
-    return Math.max(this.options.latencyCeilingMs, this.ceilingFactor * (this.noLoadRtt ?? 0));
-  }
-
-  private update(shortRtt: number, inFlight: number): void {
-    // The long RTT's average over its first windows weighs them equally, then exponentially.
-    this.longSamples = Math.min(this.longSamples + 1, this.longWindows);
-    this.longRtt += (shortRtt - this.longRtt) / this.longSamples;
-    // After a long overload the long RTT remembers queueing that is gone: let it come down quickly.
-    if (this.longRtt / shortRtt > 2) this.longRtt *= 0.95;
+  private update(meanRtt: number, inFlight: number): void {
     // Few in flight: this is what a request costs without queueing (at the minimum limit too, where nothing queues behind it).
     if (inFlight < this.estimated / 2 || inFlight <= this.options.min) {
-      this.noLoadRtt = this.noLoadRtt === undefined ? shortRtt : this.noLoadRtt + (shortRtt - this.noLoadRtt) * this.smoothing;
+      this.noLoadRtt = this.noLoadRtt === undefined ? meanRtt : this.noLoadRtt + (meanRtt - this.noLoadRtt) * 0.2;
     }
     // Far from the limit, latency comes from the requests themselves (a slow endpoint), not from load: it moves nothing.
     if (inFlight < this.estimated / 2) return;
-    if (shortRtt > this.latencyCeiling) {
-      this.estimated = Math.max(this.options.min, this.estimated * 0.9);
-      return;
-    }
-    const gradient = Math.max(0.5, Math.min(1, (this.tolerance * this.longRtt) / shortRtt));
-    // Room for a few queued requests, so a limit at its best still probes upwards.
-    const queueAllowance = Math.sqrt(this.estimated);
-    const next = this.estimated * gradient + queueAllowance;
-    const smoothed = this.estimated * (1 - this.smoothing) + next * this.smoothing;
-    this.estimated = Math.max(this.options.min, Math.min(this.options.max, smoothed));
+    const next = meanRtt > this.latencyCeiling ? this.estimated * this.backoff : this.estimated + Math.sqrt(this.estimated) / 5;
+    this.estimated = Math.max(this.options.min, Math.min(this.options.max, next));
   }
 }
