@@ -5,6 +5,7 @@
  * hold) and buyers who leave (their hold is given back at once, unless they
  * sent an Idempotency-Key, whose retry finds the same session). D441-D444.
  */
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { createPool, createServiceClient, gen, type RequestContext } from '@partner-api/shared';
@@ -95,6 +96,18 @@ describe('a gateway driven past a small admission limit', () => {
     const samples = parseMetrics(await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text());
     expect(total(samples, 'gateway_admission_requests_total', { class: 'critical', outcome: 'shed' })).toBe(shed.length);
     expect(total(samples, 'gateway_admission_limit')).toBe(2);
+  });
+});
+
+describe('the accept queue (D447)', () => {
+  // A full queue drops a burst's connections, whose SYNs come back 1, 3 and 7 s later: seconds no process sees.
+  it('the gateway and the hosted pages listen with a backlog of 4,096 connections, not Node’s 511', () => {
+    for (const url of [env('BASE_URL'), process.env.CHECKOUT_BASE_URL ?? 'http://127.0.0.1:4100']) {
+      const port = new URL(url).port;
+      // For a listening socket, ss shows the backlog as Send-Q.
+      const listening = execFileSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).trim().split(/\s+/);
+      expect({ port, backlog: Number(listening[2]) }).toEqual({ port, backlog: 4_096 });
+    }
   });
 });
 

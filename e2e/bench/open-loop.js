@@ -56,6 +56,22 @@ function attack({ binary, targets, rate, seconds, timeoutSeconds, output, name }
   return { pid: child.pid, done };
 }
 
+/**
+ * Connections the kernel has turned away at a full accept queue since boot
+ * (TcpExt ListenDrops; undefined off Linux): each such connection's SYN is
+ * resent 1, 3 and 7 s later, which shows up as seconds of latency that no
+ * process measured.
+ */
+function listenDrops() {
+  try {
+    const [names, values] = fs.readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'));
+    const index = names.split(' ').indexOf('ListenDrops');
+    return index < 0 ? undefined : Number(values.split(' ')[index]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The last part of a Go client error, without the request line: "connection reset by peer", "EOF". */
 const errorCause = (error) => error.split(': ').at(-1);
 
@@ -180,4 +196,4 @@ function ghostCount(openedIds, receivedIds) {
   return openedIds.filter((id) => !received.has(id)).length;
 }
 
-module.exports = { VEGETA, vegetaBinary, writeTargets, attack, readResults, parseResult, phaseFigures, lastSentAt, tailOf, recoverySeconds, ghostCount };
+module.exports = { VEGETA, listenDrops, vegetaBinary, writeTargets, attack, readResults, parseResult, phaseFigures, lastSentAt, tailOf, recoverySeconds, ghostCount };

@@ -25,7 +25,7 @@ const { createPool, randomBase62 } = require('@partner-api/shared');
 const {
   checkoutBody, cpuByProcess, createSessions, loadEnv, loopbackOnly, redisSettled, record, releaseHolds, removeRunRows, setUpOnSale, sleep,
 } = require('./lib');
-const { attack, ghostCount, lastSentAt, phaseFigures, readResults, recoverySeconds, tailOf, vegetaBinary, writeTargets } = require('./open-loop');
+const { attack, ghostCount, lastSentAt, listenDrops, phaseFigures, readResults, recoverySeconds, tailOf, vegetaBinary, writeTargets } = require('./open-loop');
 
 const PHASE_SECONDS = Number(process.env.BENCH_OVERLOAD_SECONDS ?? 15);
 const MULTIPLES = (process.env.BENCH_OVERLOAD_MULTIPLES ?? '0.5,1,2,4,10').split(',').map(Number);
@@ -107,12 +107,14 @@ async function openLoopPhase({ binary, dir, multiple, rate, probeRate, target, s
   const output = path.join(dir, `${name}.bin`);
   const probeOutput = path.join(dir, `${name}-probe.bin`);
   const startedAt = Date.now();
+  const dropsBefore = listenDrops();
   const load = attack({ binary, targets, rate, seconds: PHASE_SECONDS, timeoutSeconds: TIMEOUT_SECONDS, output, name });
   const cpu = cpuByProcess({ 'vegeta (the load generator)': [load.pid] }, 'benchmark driver (this process)');
   await Promise.race([sleep(PHASE_SECONDS * 1000), load.done]);
   const spent = cpu.spent();
   const probe = attack({ binary, targets: probeTargets, rate: probeRate, seconds: PROBE_SECONDS, timeoutSeconds: TIMEOUT_SECONDS, output: probeOutput, name: `${name}-probe` });
   await Promise.all([load.done, probe.done]);
+  const dropped = dropsBefore === undefined ? undefined : listenDrops() - dropsBefore;
 
   const results = await readResults(binary, output);
   const probes = await readResults(binary, probeOutput);
@@ -125,7 +127,7 @@ async function openLoopPhase({ binary, dir, multiple, rate, probeRate, target, s
   await settle(sessions, redis);
   const received = [...figures.ids, ...probes.filter((result) => result.status === 201).map((result) => result.id)];
   const ghosts = ghostCount(await sessions.openedSince(startedAt), received);
-  return { multiple, name, ...figures, recovery, probeTail, ghosts, spent };
+  return { multiple, name, ...figures, recovery, probeTail, ghosts, spent, dropped };
 }
 
 function printPhase(phase, capacity) {
@@ -138,7 +140,8 @@ function printPhase(phase, capacity) {
         `429s ${fmtInt(phase.rejected.count)} (p99 ${ms(phase.rejected.p99)} ms, ${fmtInt(phase.rejected.withRetryAfter)} with Retry-After)`,
       `  answers: ${outcomes}`,
       `  timeouts ${fmtInt(phase.timeouts)}, 5xx ${fmtInt(phase.serverErrors)}, no answer ${fmtInt(phase.noAnswer)}; ` +
-        `p99 back under ${RECOVERED_MS} ms ${recoveryText(phase)} after the phase; ghost holds ${fmtInt(phase.ghosts)}`,
+        `p99 back under ${RECOVERED_MS} ms ${recoveryText(phase)} after the phase; ghost holds ${fmtInt(phase.ghosts)}; ` +
+        `connections dropped at a full accept queue ${phase.dropped === undefined ? 'n/a' : fmtInt(phase.dropped)}`,
       `  CPU (cores busy while sending): ${Object.entries(phase.spent).filter(([name]) => name !== 'total').map(([name, seconds]) => `${name} ${(seconds / PHASE_SECONDS).toFixed(2)}`).join(', ')}`,
     ].join('\n'),
   );

@@ -85,7 +85,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     trustedProxies: config.TRUST_PROXY,
   });
   const server = createHttpServer(app, config.DOCS_BASE_URL, gate);
-  await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.BIND_HOST, resolve));
+  await new Promise<void>((resolve) => server.listen({ port: config.HTTP_PORT, host: config.BIND_HOST, backlog: config.HTTP_LISTEN_BACKLOG }, resolve));
   // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
   runtime.lifecycle.onShutdown('http server', () => new Promise<void>((resolve) => {
     server.close(() => resolve());

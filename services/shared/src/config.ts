@@ -9,11 +9,22 @@ export const booleanFromEnv = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
+/** Connections the kernel queues for an HTTP server before it accepts them (see HTTP_LISTEN_BACKLOG). */
+export const DEFAULT_LISTEN_BACKLOG = 4_096;
+
 /** Settings every service process shares. */
 export const commonEnv = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BIND_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Connections the kernel may queue for an HTTP server before it accepts
+   * them (Node's default: 511; Linux caps it at net.core.somaxconn). A burst
+   * of new connections past a full queue has its SYNs dropped and resent 1,
+   * 3 and 7 s later: an on-sale's arrivals would wait seconds before the
+   * admission control could answer them (D447).
+   */
+  HTTP_LISTEN_BACKLOG: z.coerce.number().int().min(1).max(65_535).default(DEFAULT_LISTEN_BACKLOG),
   OPS_PORT: z.coerce.number().int().min(0).max(65535),
   /** How long a stopping process waits for in-flight work before it exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),

@@ -11,7 +11,7 @@ import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2
 import type { Pool } from 'pg';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
-import type { kafkaEnv, outboxRetentionEnv } from './config';
+import { DEFAULT_LISTEN_BACKLOG, type kafkaEnv, type outboxRetentionEnv } from './config';
 import { createPool } from './db';
 import { addService, CallGate, GrpcHealth, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
 import { connectIdempotentProducer, connectOrClose, createKafka, ensureTopic } from './kafka';
@@ -33,6 +33,7 @@ export interface RuntimeConfig {
   BIND_HOST: string;
   OPS_PORT: number;
   LOG_LEVEL: string;
+  HTTP_LISTEN_BACKLOG?: number;
   GRPC_MAX_CONNECTION_AGE_MS?: number;
   GRPC_MAX_CONNECTION_AGE_GRACE_MS?: number;
   GRPC_MAX_IN_FLIGHT?: number;
@@ -222,7 +223,7 @@ export class ServiceRuntime {
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, this.config.BIND_HOST, resolve);
+      server.listen({ port, host: this.config.BIND_HOST, backlog: this.config.HTTP_LISTEN_BACKLOG ?? DEFAULT_LISTEN_BACKLOG }, resolve);
     });
     this.lifecycle.onShutdown('http server', () =>
       new Promise<void>((resolve) => {

@@ -78,13 +78,15 @@ test('requests slow however few run at once raise the ceiling: the limit leaves 
   expect(subject.limit.limit).toBeGreaterThan(50);
 });
 
-test('a quiet period’s latency sets the ceiling no lower than latencyCeilingMs, and overload teaches it nothing', () => {
+test('a quiet period’s latency sets the ceiling no lower than latencyCeilingMs, and busy windows teach it nothing', () => {
   const subject = limitWithClock();
-  feed(subject, 50, 5, 20);
+  feed(subject, 50, 5, 5);
   expect(subject.limit.latencyCeiling).toBe(CEILING_MS);
-  feed(subject, 50, 50, 20);
+  feed(subject, 50, 50, 5);
   expect(subject.limit.latencyCeiling).toBeCloseTo(150, 0);
-  // Windows at the limit (queueing) never move the no-load latency.
+  // Forty in flight under a limit of 100 is a queue already, however far from the limit: it must not raise the ceiling it is bounded by.
+  feed(subject, 50, 400, 40);
+  // Nor do windows at the limit.
   feed(subject, 50, 5_000, subject.limit.limit);
   expect(subject.limit.latencyCeiling).toBeCloseTo(150, 0);
 });

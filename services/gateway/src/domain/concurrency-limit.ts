@@ -14,8 +14,8 @@
  * where the mean latency of admitted requests meets the ceiling.
  *
  * The ceiling is `latencyCeilingMs`, or `ceilingFactor` times the no-load
- * latency when that is higher: the mean of windows with few requests in
- * flight (under half the limit, or no more than the minimum). Requests that
+ * latency when that is higher: the mean of windows with no more requests
+ * in flight than the minimum limit. Requests that
  * are slow however few run at once (a slow database, a backend restarting
  * cold) then raise the ceiling instead of holding the limit at its minimum,
  * where it would only cut throughput: fewer requests in flight would not
@@ -92,8 +92,9 @@ export class ConcurrencyLimit {
   }
 
   private update(meanRtt: number, inFlight: number): void {
-    // Few in flight: this is what a request costs without queueing (at the minimum limit too, where nothing queues behind it).
-    if (inFlight < this.estimated / 2 || inFlight <= this.options.min) {
+    // No more in flight than the minimum limit: what a request costs without queueing. (Half a large limit is
+    // already a queue: counting it would let the ceiling follow the latency it is there to bound.)
+    if (inFlight <= this.options.min) {
       this.noLoadRtt = this.noLoadRtt === undefined ? meanRtt : this.noLoadRtt + (meanRtt - this.noLoadRtt) * 0.2;
     }
     // Far from the limit, latency comes from the requests themselves (a slow endpoint), not from load: it moves nothing.
