@@ -112,6 +112,7 @@ async function openLoopPhase({ binary, dir, multiple, rate, probeRate, target, s
   const cpu = cpuByProcess({ 'vegeta (the load generator)': [load.pid] }, 'benchmark driver (this process)');
   await Promise.race([sleep(PHASE_SECONDS * 1000), load.done]);
   const spent = cpu.spent();
+  const waited = cpu.waited();
   const probe = attack({ binary, targets: probeTargets, rate: probeRate, seconds: PROBE_SECONDS, timeoutSeconds: TIMEOUT_SECONDS, output: probeOutput, name: `${name}-probe` });
   await Promise.all([load.done, probe.done]);
   const dropped = dropsBefore === undefined ? undefined : listenDrops() - dropsBefore;
@@ -127,7 +128,7 @@ async function openLoopPhase({ binary, dir, multiple, rate, probeRate, target, s
   await settle(sessions, redis);
   const received = [...figures.ids, ...probes.filter((result) => result.status === 201).map((result) => result.id)];
   const ghosts = ghostCount(await sessions.openedSince(startedAt), received);
-  return { multiple, name, ...figures, recovery, probeTail, ghosts, spent, dropped };
+  return { multiple, name, ...figures, recovery, probeTail, ghosts, spent, waited, dropped };
 }
 
 function printPhase(phase, capacity) {
@@ -184,6 +185,15 @@ function markdown({ capacity, phases, machine }) {
     ...processes.map((name) =>
       head([name, ...phases.map((phase) => `${(phase.spent[name] / PHASE_SECONDS).toFixed(2)} (${((phase.spent[name] * 1000) / Math.max(1, phase.sent)).toFixed(2)})`)]),
     ),
+    '',
+    `Threads of each process runnable but waiting for a core, on average, while each phase sent (run-queue delay from \`/proc/<pid>/task/*/schedstat\`; ` +
+      'a request read by a process whose threads wait is delayed by that wait, which no latency the process measures includes):',
+    '',
+    head(['Process', ...phases.map((phase) => phase.name)]),
+    `|---|${phases.map(() => '---:|').join('')}`,
+    ...processes.filter((name) => name !== 'total').map((name) => head([name, ...phases.map((phase) => (phase.waited[name] / PHASE_SECONDS).toFixed(2))])),
+    '',
+    `Connections the kernel dropped at a full accept queue (SYNs resent 1, 3, 7 s later): ${phases.map((phase) => `${phase.name} ${phase.dropped === undefined ? 'n/a' : fmtInt(phase.dropped)}`).join(', ')}.`,
   ].join('\n');
 }
 

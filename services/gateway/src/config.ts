@@ -34,7 +34,7 @@ export const gatewayEnv = commonEnv
     ADMISSION_INITIAL_LIMIT: z.coerce.number().int().positive().default(200),
     ADMISSION_MIN_LIMIT: z.coerce.number().int().positive().default(10),
     ADMISSION_MAX_LIMIT: z.coerce.number().int().positive().default(1_000),
-    /** A mean latency of admitted requests above this always shrinks the limit (the gradient alone drifts up under overload)... */
+    /** A window's mean latency of admitted requests above this shrinks the limit by a tenth (D440)... */
     ADMISSION_LATENCY_CEILING_MS: z.coerce.number().int().min(5).max(10_000).default(150),
     /** ...unless this many times the no-load latency is higher (D446). */
     ADMISSION_CEILING_FACTOR: z.coerce.number().min(1).max(100).default(3),
