@@ -58,6 +58,20 @@ test('does not move while fewer than half of it are in flight, however slow thos
   expect(subject.limit.limit).toBe(100);
 });
 
+test('a limit a burst shrank goes back to where it started once windows are fast with room to spare, and no further (D448)', () => {
+  const subject = limitWithClock();
+  feed(subject, 8, 500, 100);
+  expect(subject.limit.limit).toBeLessThan(50);
+  // Still slow, with under half of it in flight: nothing is learnt, nothing moves.
+  const shrunk = subject.limit.limit;
+  feed(subject, 20, 500, Math.floor(shrunk / 2) - 1);
+  expect(subject.limit.limit).toBe(shrunk);
+  feed(subject, 40, 20, 5);
+  expect(subject.limit.limit).toBeGreaterThanOrEqual(95);
+  feed(subject, 100, 20, 5);
+  expect(subject.limit.limit).toBeLessThanOrEqual(100);
+});
+
 test('a window over the latency ceiling takes a tenth off, down to the minimum', () => {
   const subject = limitWithClock();
   feed(subject, 1, CEILING_MS + 1, 100);

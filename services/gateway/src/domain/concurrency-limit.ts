@@ -8,10 +8,11 @@
  * Completed requests are gathered into short windows. While a window's mean
  * latency stays under the ceiling the limit grows by a little (a fifth of
  * its square root: about 3 a window at 200); a window over it takes a tenth
- * off. A limit that is not reached (fewer than half of it in flight) is not
- * changed: quiet hours teach it nothing, and slow requests far from the
- * limit are slow for their own reasons. Under a steady overload it settles
- * where the mean latency of admitted requests meets the ceiling.
+ * off. A limit that is not reached (fewer than half of it in flight) does
+ * not grow past where it started, and slow requests far from it are slow
+ * for their own reasons; a limit an earlier burst shrank returns towards its
+ * start while the windows are fast (D448). Under a steady overload it
+ * settles where the mean latency of admitted requests meets the ceiling.
  *
  * The ceiling is `latencyCeilingMs`, or `ceilingFactor` times the no-load
  * latency when that is higher: the mean of windows with no more requests
@@ -97,8 +98,13 @@ export class ConcurrencyLimit {
     if (inFlight <= this.options.min) {
       this.noLoadRtt = this.noLoadRtt === undefined ? meanRtt : this.noLoadRtt + (meanRtt - this.noLoadRtt) * 0.2;
     }
-    // Far from the limit, latency comes from the requests themselves (a slow endpoint), not from load: it moves nothing.
-    if (inFlight < this.estimated / 2) return;
+    if (inFlight < this.estimated / 2) {
+      // Far from the limit, slow requests are slow for their own reasons, not from load. A fast window with room to
+      // spare is no sign of overload: a limit shrunk by an earlier burst goes a tenth of the way back to where it
+      // started, so the next burst on a quiet gateway is not turned away by an overload long gone (D448).
+      if (meanRtt <= this.latencyCeiling && this.estimated < this.options.initial) this.estimated += (this.options.initial - this.estimated) / 10;
+      return;
+    }
     const next = meanRtt > this.latencyCeiling ? this.estimated * this.backoff : this.estimated + Math.sqrt(this.estimated) / 5;
     this.estimated = Math.max(this.options.min, Math.min(this.options.max, next));
   }
