@@ -94,14 +94,15 @@ export class CliContext {
 /** Runs a command with a context and turns failures into a message and exit code 1. */
 export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) => Promise<void>) {
   return async (...args: A): Promise<void> => {
-    const ctx = new CliContext();
+    let ctx: CliContext | undefined;
     try {
+      ctx = new CliContext(); // reads the environment: a bad setting is reported like any other error
       await run(ctx, ...args);
     } catch (error) {
       console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
       process.exitCode = 1;
     } finally {
-      await ctx.close();
+      await ctx?.close();
     }
   };
 }

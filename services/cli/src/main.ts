@@ -14,7 +14,8 @@ import { registerTickets } from './commands/tickets';
 import { registerWaitlists } from './commands/waitlists';
 import { registerWebhooks } from './commands/webhooks';
 
-const program = new Command('partnerctl').description('Operator tool for the Partner API');
+// Subcommands inherit the refusal of stray arguments: a mistyped option value must not run the command anyway.
+const program = new Command('partnerctl').description('Operator tool for the Partner API').allowExcessArguments(false);
 registerMigrate(program);
 registerOrganisations(program);
 registerMembers(program);

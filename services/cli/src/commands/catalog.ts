@@ -6,7 +6,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { gen, toApiJson } from '@partner-api/shared';
 import type { DescMessage, Message } from '@bufbuild/protobuf';
-import { action, type CliContext } from '../context';
+import { action, positiveInt, type CliContext } from '../context';
 
 const int = (value: string) => {
   if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
@@ -17,6 +17,10 @@ const num = (value: string) => {
   const parsed = Number(value);
   if (!Number.isFinite(parsed)) throw new InvalidArgumentError('expected a number');
   return parsed;
+};
+const bool = (value: string) => {
+  if (value !== 'true' && value !== 'false') throw new InvalidArgumentError('expected true or false');
+  return value === 'true';
 };
 const print = (schema: DescMessage, message: Message) => console.log(JSON.stringify(toApiJson(schema, message), null, 2));
 
@@ -33,7 +37,7 @@ function fieldsOf(options: Options): never {
 
 /** Adds `--org`, required by every catalog command. */
 const withOrg = (command: Command) =>
-  command.requiredOption('--org <id>', 'organisation id', (value) => Number(int(value)));
+  command.requiredOption('--org <id>', 'organisation id', positiveInt);
 
 function eventFieldOptions(command: Command): Command {
   return command
@@ -80,20 +84,20 @@ function ticketTypeFieldOptions(command: Command): Command {
     .option('--description <text>')
     .option('--price <amount>', 'fee-inclusive, e.g. 89.50')
     .option('--booking-fee <amount>', 'part of the price')
-    .option('--gst-applies <bool>', 'true or false', (value) => value === 'true')
+    .option('--gst-applies <bool>', 'true or false', bool)
     .option('--min-per-order <n>', 'minimum per order', (value) => Number(int(value)))
     .option('--max-per-order <n>', 'maximum per order', (value) => Number(int(value)))
     .option('--sale-starts-at <time>')
     .option('--sale-ends-at <time>')
-    .option('--hidden <bool>', 'true or false', (value) => value === 'true')
-    .option('--seated <bool>', 'true or false', (value) => value === 'true')
+    .option('--hidden <bool>', 'true or false', bool)
+    .option('--seated <bool>', 'true or false', bool)
     .option('--pool-ids <list>', 'pools it sells from, default first', (value) => list(value).map(int));
 }
 
-const run = (work: (ctx: CliContext, options: Options, target?: string) => Promise<void>) =>
+const run = <Target extends string | bigint = string>(work: (ctx: CliContext, options: Options, target?: Target) => Promise<void>) =>
   action(async (ctx, first: unknown, second: unknown) => {
-    // Commander passes (target, options) when the command takes an argument, (options) otherwise.
-    const [target, options] = typeof first === 'string' ? [first, second as Options] : [undefined, first as Options];
+    // Commander passes (target, options) when the command takes an argument (an id parsed to a bigint), (options) otherwise.
+    const [target, options] = typeof first === 'string' || typeof first === 'bigint' ? [first as Target, second as Options] : [undefined, first as Options];
     await work(ctx, options, target);
   });
 
@@ -102,9 +106,9 @@ export function registerCatalog(program: Command): void {
   withOrg(venueFieldOptions(venue.command('create'))).action(
     run(async (ctx, options) => print(gen.inventory.VenueSchema, await ctx.inventory.upsertVenue({ fields: fieldsOf(options) }, ctx.asOrganisation(options.org)))),
   );
-  withOrg(venueFieldOptions(venue.command('update').argument('<id>'))).option('--removed <bool>', 'true or false', (value) => value === 'true').action(
-    run(async (ctx, options, id) =>
-      print(gen.inventory.VenueSchema, await ctx.inventory.upsertVenue({ id: int(id!), fields: fieldsOf(options) }, ctx.asOrganisation(options.org))),
+  withOrg(venueFieldOptions(venue.command('update').argument('<id>', 'venue id', int))).option('--removed <bool>', 'true or false', bool).action(
+    run<bigint>(async (ctx, options, id) =>
+      print(gen.inventory.VenueSchema, await ctx.inventory.upsertVenue({ id, fields: fieldsOf(options) }, ctx.asOrganisation(options.org))),
     ),
   );
 
@@ -150,16 +154,16 @@ export function registerCatalog(program: Command): void {
         ),
       ),
     );
-  withOrg(pool.command('update').argument('<id>'))
+  withOrg(pool.command('update').argument('<id>', 'pool id', int))
     .option('--name <name>')
     .option('--capacity <n>', 'tickets', int)
     .option('--uncapped', 'no capacity limit')
     .action(
-      run(async (ctx, options, id) =>
+      run<bigint>(async (ctx, options, id) =>
         print(
           gen.inventory.PoolSchema,
           await ctx.inventory.upsertPool(
-            { id: int(id!), fields: { name: options.name as string | undefined, capacity: options.capacity as bigint | undefined, uncapped: Boolean(options.uncapped) } },
+            { id, fields: { name: options.name as string | undefined, capacity: options.capacity as bigint | undefined, uncapped: Boolean(options.uncapped) } },
             ctx.asOrganisation(options.org),
           ),
         ),
@@ -177,9 +181,9 @@ export function registerCatalog(program: Command): void {
         ),
       ),
     );
-  withOrg(ticketTypeFieldOptions(ticketType.command('update').argument('<id>'))).action(
-    run(async (ctx, options, id) =>
-      print(gen.inventory.TicketTypeSchema, await ctx.inventory.upsertTicketType({ id: int(id!), fields: fieldsOf(options) }, ctx.asOrganisation(options.org))),
+  withOrg(ticketTypeFieldOptions(ticketType.command('update').argument('<id>', 'ticket type id', int))).action(
+    run<bigint>(async (ctx, options, id) =>
+      print(gen.inventory.TicketTypeSchema, await ctx.inventory.upsertTicketType({ id, fields: fieldsOf(options) }, ctx.asOrganisation(options.org))),
     ),
   );
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { MemberRepository, operatorMembers, type Members } from '@partner-api/dashboard';
 import { action, positiveInt, type CliContext } from '../context';
+import { requireOrganisation } from './organisations';
 
 /** The dashboard's members domain over partnerctl's pools. */
 export function membersOf(ctx: CliContext, dashboardUrl: string): Members {
@@ -29,6 +30,7 @@ export function registerMembers(program: Command): void {
     .requiredOption('--org <id>', 'organisation id', positiveInt)
     .action(
       action(async (ctx, options: { org: number }) => {
+        await requireOrganisation(ctx, options.org);
         for (const listed of await new MemberRepository(ctx.pool('dashboard')).list(options.org)) {
           console.log(JSON.stringify({ id: listed.id, email: listed.email, name: listed.name, role: listed.role, joined_at: listed.joinedAt }));
         }

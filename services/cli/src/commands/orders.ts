@@ -25,7 +25,10 @@ export function registerOrders(program: Command): void {
     .requiredOption('--org <id>', 'organisation id', positiveInt)
     .action(
       action(async (ctx, orderId: string, options: { org: number }) => {
-        const { data } = await ctx.tickets.listOrderMails({ orderId }, ctx.asOrganisation(options.org));
+        const asOrganisation = ctx.asOrganisation(options.org);
+        const { data } = await ctx.tickets.listOrderMails({ orderId }, asOrganisation);
+        // No emails may mean no such order: the orders service says which (resource_missing), rather than an empty answer.
+        if (data.length === 0) await ctx.orders.getOrder({ id: orderId }, asOrganisation);
         for (const mail of data) console.log(JSON.stringify(toApiJson(gen.tickets.TicketMailSchema, create(gen.tickets.TicketMailSchema, mail))));
       }),
     );

@@ -7,6 +7,13 @@ const keyAdmin = (ctx: CliContext) => {
   return new KeyAdmin(new KeyRepository(pool), { pool, notifier: new KeyAdmission(ctx.redis) });
 };
 
+/** Refuses an organisation id that names none, rather than listing nothing or failing on a foreign key. */
+export async function requireOrganisation(ctx: CliContext, organisationId: number): Promise<void> {
+  if (!(await new KeyAdmin(new KeyRepository(ctx.pool('gateway'))).organisation(organisationId))) throw new Error(`There is no organisation ${organisationId}.`);
+}
+
+const UNIQUE_VIOLATION = '23505';
+
 export function registerOrganisations(program: Command): void {
   const org = program.command('org').description('organisations');
   org
@@ -15,7 +22,12 @@ export function registerOrganisations(program: Command): void {
     .requiredOption('--slug <slug>', 'unique slug')
     .action(
       action(async (ctx, options: { name: string; slug: string }) => {
-        const created = await new KeyAdmin(new KeyRepository(ctx.pool('gateway'))).createOrganisation(options.name, options.slug);
+        const created = await new KeyAdmin(new KeyRepository(ctx.pool('gateway')))
+          .createOrganisation(options.name, options.slug)
+          .catch((error: unknown) => {
+            if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new Error(`There is already an organisation with the slug "${options.slug}".`);
+            throw error;
+          });
         console.log(JSON.stringify(created));
       }),
     );
@@ -33,15 +45,15 @@ export function registerOrganisations(program: Command): void {
     .action(
       action(async (ctx, options: { org: number; name: string; mode: string; scopes: string; ipAllowlist: string; rateLimit?: number }) => {
         if (options.mode !== 'live' && options.mode !== 'test') throw new Error('--mode must be live or test');
-        const admin = keyAdmin(ctx);
-        const issued = await admin.issueKey({
+        await requireOrganisation(ctx, options.org);
+        const issued = await keyAdmin(ctx).issueKey({
           organisationId: options.org,
           name: options.name,
           mode: options.mode,
           scopes: options.scopes.split(',').map((scope) => scope.trim()),
+          ipAllowlist: options.ipAllowlist,
           rateLimit: options.rateLimit ?? null,
         });
-        if (options.ipAllowlist) await admin.setAllowlist(options.org, issued.id, options.ipAllowlist);
         console.log(JSON.stringify(issued));
       }),
     );
@@ -52,6 +64,7 @@ export function registerOrganisations(program: Command): void {
     .requiredOption('--org <id>', 'organisation id', positiveInt)
     .action(
       action(async (ctx, options: { org: number }) => {
+        await requireOrganisation(ctx, options.org);
         for (const listed of await keyAdmin(ctx).listKeys(options.org)) {
           const { last4, ...rest } = listed;
           console.log(JSON.stringify({ ...rest, display: `${listed.prefix}…${last4}` }));
@@ -100,10 +113,10 @@ export function registerOrganisations(program: Command): void {
     .description('set a custom per-minute limit, or "default"')
     .argument('<key-id>', 'key id', positiveInt)
     .requiredOption('--org <id>', 'organisation id', positiveInt)
-    .requiredOption('--limit <n|default>', 'requests per minute')
+    .requiredOption('--limit <n|default>', 'requests per minute', (value) => (value === 'default' ? value : positiveInt(value)))
     .action(
-      action(async (ctx, keyId: number, options: { org: number; limit: string }) => {
-        const limit = options.limit === 'default' ? null : positiveInt(options.limit);
+      action(async (ctx, keyId: number, options: { org: number; limit: number | 'default' }) => {
+        const limit = options.limit === 'default' ? null : options.limit;
         await keyAdmin(ctx).setRateLimit(options.org, keyId, limit);
         console.log(JSON.stringify({ id: keyId, rate_limit: limit }));
       }),

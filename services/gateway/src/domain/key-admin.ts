@@ -33,6 +33,14 @@ export interface KeyChangeNotifier {
   bump(secretHashHex: string): Promise<void>;
 }
 
+function allowlistEntries(allowlist: string): string[] {
+  try {
+    return parseAllowlist(allowlist);
+  } catch {
+    throw new ApiError('parameter_invalid', 'The allowlist holds IP addresses and CIDR ranges, comma-separated.', 'ip_allowlist');
+  }
+}
+
 export class KeyAdmin {
   constructor(
     private readonly keys: KeyRepository,
@@ -101,12 +109,7 @@ export class KeyAdmin {
 
   /** Comma-separated addresses and CIDR ranges; empty allows any address. */
   async setAllowlist(organisationId: number, keyId: number, allowlist: string): Promise<string[]> {
-    let entries: string[];
-    try {
-      entries = parseAllowlist(allowlist);
-    } catch {
-      throw new ApiError('parameter_invalid', 'The allowlist holds IP addresses and CIDR ranges, comma-separated.', 'ip_allowlist');
-    }
+    const entries = allowlistEntries(allowlist);
     await this.update(organisationId, keyId, 'ip_allowlist', entries);
     return entries;
   }
@@ -138,7 +141,8 @@ export class KeyAdmin {
     name: string;
     mode: KeyMode;
     scopes: readonly string[];
-    ipAllowlist?: string[];
+    /** Comma-separated addresses and CIDR ranges, checked before anything is written. */
+    ipAllowlist?: string;
     rateLimit?: number | null;
   }): Promise<IssuedKey> {
     const scopes = [...new Set(options.scopes)];
@@ -146,6 +150,7 @@ export class KeyAdmin {
     if (scopes.length === 0 || unknown.length > 0) {
       throw new ApiError('parameter_invalid', `Scopes must be a non-empty subset of: ${SCOPES.join(', ')}.`, 'scopes');
     }
+    const ipAllowlist = allowlistEntries(options.ipAllowlist ?? '');
     const secret = generateSecret(options.mode);
     const { prefix, last4 } = displayParts(secret);
     const id = await this.keys.insertKey({
@@ -156,7 +161,7 @@ export class KeyAdmin {
       prefix,
       last4,
       scopes,
-      ipAllowlist: options.ipAllowlist ?? [],
+      ipAllowlist,
       rateLimit: options.rateLimit ?? null,
     });
     return { id, secret, prefix, last4, mode: options.mode, scopes: scopes as Scope[] };
