@@ -9,11 +9,9 @@
  * (decisions D220–D229); a default refund after one with --amount returns
  * its own tickets' share (D390).
  */
-import { execFile } from 'node:child_process';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { api, type ErrorBody } from './support/api';
+import { partnerctl } from './support/partnerctl';
 import { GOOD_CARD, payCheckout } from './support/hosted-checkout';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug } from './support/operator';
 import { Receiver } from '../services/webhooks/test/support';
@@ -38,7 +36,6 @@ interface Delivered {
   data: { object: Order; refunded_ticket_ids: number[] };
 }
 
-const CLI = path.join(__dirname, '..', 'services', 'cli', 'dist', 'main.js');
 let organisation: { id: number; key: string };
 let receiver: Receiver;
 let secret: string;
@@ -66,16 +63,6 @@ function partnerAccepts(header: string, body: string): boolean {
   if (!t || Math.abs(Date.now() / 1000 - Number(t)) > 300) return false;
   const expected = createHmac('sha256', secret).update(`${t}.${body}`).digest();
   return parts.some(([name, value]) => name === 'v1' && value?.length === 64 && timingSafeEqual(Buffer.from(value, 'hex'), expected));
-}
-
-async function partnerctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
 }
 
 /** The order.refunded deliveries the receiver has, checked as a partner checks them. */

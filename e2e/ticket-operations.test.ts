@@ -8,10 +8,8 @@
  * ticket reads `void`, leaves the attendee list, answers `422 ticket_void`
  * at the door and its place is back on sale, once.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { api as callApi, type ErrorBody } from './support/api';
+import { partnerctl } from './support/partnerctl';
 import { inventoryClient, newOrganisation, operatorContext, uniqueSlug, type InventoryClient } from './support/operator';
 import { deliveryOf, partnerAccepts } from './support/webhooks';
 import { Receiver } from '../services/webhooks/test/support';
@@ -26,7 +24,6 @@ interface Ticket {
   attendee: { first_name: string | null; last_name: string | null; email: string | null };
 }
 
-const ROOT = path.resolve(__dirname, '..');
 let org: { id: number; key: string };
 let inventory: InventoryClient;
 let receiver: Receiver;
@@ -35,17 +32,6 @@ let slug: string;
 let typeId: number;
 
 const api: typeof callApi = (route, options = {}) => callApi(route, { ...options, key: options.key ?? org.key });
-
-/** partnerctl as an operator runs it; resolves with its exit code and output. */
-async function partnerctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['services/cli/dist/main.js', ...args], { cwd: ROOT, env: process.env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 async function compTicket(email: string): Promise<Ticket> {
   const response = await api<{ tickets: Ticket[] }>('/comp_tickets', { method: 'POST', body: { event_id: slug, ticket_type_id: typeId, attendees: [{ email, name: 'Ann Lee' }] } });
