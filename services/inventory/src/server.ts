@@ -43,7 +43,13 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const metrics = new InventoryMetrics(runtime.metrics, gate, new HotPools(pool, redis, gate, config.METRICS_HOT_POOLS));
   // Serve once Redis is verified; if it is down, start anyway (not ready) and open when it is back.
   await gate.whenOpen(config.REDIS_VERIFY_TIMEOUT_MS).catch((error: unknown) => runtime.logger.warn({ err: error }, 'starting before redis is available'));
-  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, holds, waitlists, metrics), config.GRPC_PORT);
+  // The listed methods finish or give back admitted work, so the call gate never sheds them (D449).
+  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, holds, waitlists, metrics), config.GRPC_PORT, [
+    'releaseHold',
+    'commitHold',
+    'returnStock',
+    'restockRefund',
+  ]);
   runtime.every('hold sweeper', config.HOLD_SWEEP_INTERVAL_MS, async () => {
     // A backlog (an on-sale's lapsed holds) drains batch after batch within one tick, up to a bound, not one batch a tick.
     for (let batch = 0; batch < SWEEP_BATCHES_PER_TICK; batch += 1) {

@@ -95,7 +95,10 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
   const origins = new ChannelOrigins(new ChannelOriginRepository(pool));
   const channels = { sessions, origins, tokens: new ChannelTokens(config.CHANNEL_TOKEN_SECRET, config.CHANNEL_PAGE_SECONDS), storefrontOrigin: new URL(config.CHECKOUT_BASE_URL).origin };
 
-  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory), refunds, origins), config.GRPC_PORT);
+  // The listed methods finish or give back admitted work, so the call gate never sheds them (D449).
+  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory), refunds, origins), config.GRPC_PORT, [
+    'abandonCheckoutSession',
+  ]);
   const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(
       payments,
       sessions,

@@ -190,11 +190,13 @@ export class ServiceRuntime {
     service: GenService<M>,
     handlers: Partial<ServiceHandlers<M>>,
     port: number,
+    /** Methods that finish or give back admitted work, run past the call gate (D449). */
+    ungated: readonly (keyof M & string)[] = [],
   ): Promise<number> {
     const health = new GrpcHealth([service.typeName]);
     const handle = await startGrpcServer(
       (server: grpc.Server) => {
-        addService(server, service, handlers, this.logger, this.grpcMetrics, this.callGate);
+        addService(server, service, handlers, this.logger, this.grpcMetrics, this.callGate, ungated);
         health.addToServer(server);
       },
       this.config.BIND_HOST,

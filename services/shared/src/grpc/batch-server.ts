@@ -21,6 +21,8 @@ export interface BatchableMethod {
   readonly input: DescMessage;
   readonly output: DescMessage;
   readonly handler: (request: MessageShape<DescMessage>, ctx: RequestContext) => Promise<MessageInitShape<DescMessage>>;
+  /** False for a method that runs past the server's gate (see `addService`'s `ungated`). */
+  readonly gated: boolean;
 }
 
 /** What any failure of a handler answers: its ApiError, or internal_error (logged) for anything else. */
@@ -64,7 +66,7 @@ export class BatchDispatcher {
     try {
       const ctx = contextFromMessage(call.context);
       const work = () => context.with(trace.setSpan(parent, span), () => method.handler(fromBinary(method.input, call.request), ctx));
-      const response = await (this.gate ? this.gate.run(ctx.deadline ?? Infinity, work) : work());
+      const response = await (this.gate && method.gated ? this.gate.run(ctx.deadline ?? Infinity, work) : work());
       done?.(GrpcStatus.OK);
       return { outcome: { case: 'response', value: toBinary(method.output, create(method.output, response)) } };
     } catch (error) {

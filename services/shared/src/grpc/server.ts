@@ -68,8 +68,14 @@ export function addService<M extends GenServiceMethods>(
   handlers: Partial<ServiceHandlers<M>>,
   logger: Logger,
   metrics?: GrpcServerMetrics,
-  /** Bounds the calls the server runs at once (D443); every method of the service goes through it. */
+  /** Bounds the calls the server runs at once (D443); every method of the service goes through it but `ungated`. */
   gate?: CallGate,
+  /**
+   * Methods that finish or give back work already admitted (a release, an
+   * abandon, a commit): they run past the gate, because refusing them under
+   * load keeps stock held for buyers who have gone (D449).
+   */
+  ungated: readonly (keyof M & string)[] = [],
 ): void {
   const implementation: grpc.UntypedServiceImplementation = {};
   const batches = (service as GenService<GenServiceMethods>) === CallBatchService ? undefined : batchDispatcher(server, logger, metrics, gate);
@@ -77,12 +83,14 @@ export function addService<M extends GenServiceMethods>(
     const handler = handlers[method.localName as keyof M];
     // Methods a service does not implement yet answer UNIMPLEMENTED (grpc-js default).
     if (!handler) continue;
+    const methodGate = ungated.includes(method.localName as keyof M & string) ? undefined : gate;
     batches?.add(`/${service.typeName}/${method.name}`, {
       service: service.typeName,
       name: method.name,
       input: method.input,
       output: method.output,
       handler: handler as unknown as BatchableMethod['handler'],
+      gated: methodGate !== undefined,
     });
     implementation[method.localName] = (
       call: grpc.ServerUnaryCall<MessageShape<typeof method.input>, unknown>,
@@ -94,7 +102,7 @@ export function addService<M extends GenServiceMethods>(
           const deadline = Number(call.getDeadline());
           const ctx = contextFromMetadata(call.metadata, deadline);
           const run = () => handler(call.request as never, ctx);
-          const result = await (gate ? gate.run(deadline, run) : run());
+          const result = await (methodGate ? methodGate.run(deadline, run) : run());
           callback(null, create(method.output, result as never));
           done?.(grpc.status.OK);
         } catch (error) {
