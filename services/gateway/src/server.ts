@@ -86,11 +86,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   });
   const server = createHttpServer(app, config.DOCS_BASE_URL, gate);
   await new Promise<void>((resolve) => server.listen({ port: config.HTTP_PORT, host: config.BIND_HOST, backlog: config.HTTP_LISTEN_BACKLOG }, resolve));
-  // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
-  runtime.lifecycle.onShutdown('http server', () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  }));
+  // Stop accepting, answer what still comes on kept-alive sockets with Connection: close, let in-flight requests finish.
+  runtime.closeOnShutdown(server);
   // Registered after the server, so it runs before it: open streams end and the server can close.
   runtime.lifecycle.onShutdown('event streams', () => eventStreams.closeAll());
   await runtime.ready();

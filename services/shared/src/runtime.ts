@@ -13,6 +13,7 @@ import type { Registry } from 'prom-client';
 import type { z } from 'zod';
 import { DEFAULT_LISTEN_BACKLOG, type kafkaEnv, type outboxRetentionEnv } from './config';
 import { createPool } from './db';
+import { gracefulHttpClose } from './http-drain';
 import { addService, CallGate, GrpcHealth, GrpcServerMetrics, startGrpcServer, type ServiceHandlers } from './grpc';
 import { connectIdempotentProducer, connectOrClose, createKafka, ensureTopic } from './kafka';
 import { Lifecycle } from './lifecycle';
@@ -217,8 +218,8 @@ export class ServiceRuntime {
 
   /**
    * Serves an HTTP handler (an Express app) on the bind host; returns the
-   * bound port. Shutdown stops accepting, lets in-flight requests finish,
-   * then drops idle keep-alive sockets.
+   * bound port. Shutdown stops accepting and lets in-flight requests
+   * finish (closeOnShutdown).
    */
   async serveHttp(handler: http.RequestListener, port: number): Promise<number> {
     const server = http.createServer(handler);
@@ -227,13 +228,17 @@ export class ServiceRuntime {
       server.once('error', reject);
       server.listen({ port, host: this.config.BIND_HOST, backlog: this.config.HTTP_LISTEN_BACKLOG ?? DEFAULT_LISTEN_BACKLOG }, resolve);
     });
-    this.lifecycle.onShutdown('http server', () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
-    );
+    this.closeOnShutdown(server);
     return (server.address() as AddressInfo).port;
+  }
+
+  /**
+   * Closes an HTTP server at shutdown without resetting a keep-alive client
+   * (http-drain.ts): stop accepting, answer what still comes with
+   * `Connection: close`, then let in-flight requests finish.
+   */
+  closeOnShutdown(server: http.Server): void {
+    this.lifecycle.onShutdown('http server', gracefulHttpClose(server));
   }
 
   /**
