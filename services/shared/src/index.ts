@@ -21,7 +21,7 @@ export * from './redis';
 export * from './metrics';
 export * from './write-batches';
 export * from './turn-reads';
-export * from './name-based-uuid';
+export * from './uuid';
 export * from './ticket-codes';
 export { pageSecurityHeaders } from './web/page-security';
 export { AddressLimitCounts } from './web/address-limit-counts';

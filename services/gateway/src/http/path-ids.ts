@@ -4,7 +4,7 @@
  * found: `404 resource_missing` with the same message the owning service
  * gives for an unknown id, and no downstream call (docs/decisions.md D74).
  */
-import { notFound, type ApiError } from '@partner-api/shared';
+import { notFound, UUID_PATTERN, type ApiError } from '@partner-api/shared';
 import { z } from '../openapi/zod';
 
 export interface PathId {
@@ -16,7 +16,6 @@ export interface PathId {
   missing(): ApiError;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POSITIVE_INTEGER = /^[1-9][0-9]{0,17}$/;
 // Any printable text without control characters; slugs are free text in the catalog.
 const EVENT_REF = /^[^\p{Cc}]{1,200}$/u;
@@ -39,7 +38,7 @@ export const integerId = (resource: string, description: string, example: string
 
 /** A uuid (orders, checkout sessions). */
 export const uuidId = (resource: string, description: string): PathId =>
-  pathId(resource, UUID, z.string().uuid().openapi({ description }));
+  pathId(resource, UUID_PATTERN, z.string().uuid().openapi({ description }));
 
 /** An event by id or slug. */
 export const eventRef: PathId = pathId(

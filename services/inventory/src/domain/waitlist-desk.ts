@@ -32,6 +32,7 @@ import {
   formatTimestamp,
   gen,
   inTransaction,
+  isUuid,
   notFound,
   toApiJson,
   type Logger,
@@ -106,7 +107,7 @@ export class WaitlistDesk {
    * hosted checkout to open the offer's session (whose id is the hold id).
    */
   async offer(ctx: RequestContext, holdId: string): Promise<MessageInitShape<typeof gen.inventory.WaitlistOfferSchema>> {
-    const offer = /^[0-9a-f-]{36}$/i.test(holdId) ? await this.entries.offerByHold(ctx.organisationId, holdId) : undefined;
+    const offer = isUuid(holdId) ? await this.entries.offerByHold(ctx.organisationId, holdId) : undefined;
     if (!offer) throw notFound('waiting-list offer', 'hold_id');
     const event = await this.repository.findEvent(Number(offer.organisation_id), offer.event_id);
     if (!event) throw notFound('waiting-list offer', 'hold_id');

@@ -10,7 +10,7 @@
  * first, and when they are gone the customer is told before any charge.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, inTransaction, notFound, type Logger, type Pool } from '@partner-api/shared';
+import { ApiError, inTransaction, isUuid, notFound, type Logger, type Pool } from '@partner-api/shared';
 import type { CheckoutRepository, SessionRow } from '../storage/checkout-repository';
 import type { AttemptRow, OrderRepository } from '../storage/order-repository';
 import { platformContext, type FulfilmentResult, type OrderFulfilment } from './fulfilment';
@@ -53,7 +53,7 @@ export class CheckoutPayments {
 
   /** The session behind a hosted checkout address; ids are unguessable uuids. */
   async session(id: string): Promise<SessionRow> {
-    const session = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? await this.sessions.findSessionById(id) : undefined;
+    const session = isUuid(id) ? await this.sessions.findSessionById(id) : undefined;
     if (!session) throw notFound('checkout session');
     return session;
   }

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { ApiError, CallShed, deadlinePassed, formatCents, formatTimestamp, type gen, isDryRun, notFound, parseCents, ServiceUnanswered, withoutDeadline, type Logger, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { ApiError, CallShed, deadlinePassed, formatCents, formatTimestamp, type gen, isDryRun, isUuid, notFound, parseCents, ServiceUnanswered, withoutDeadline, type Logger, type RequestContext, type ServiceClient } from '@partner-api/shared';
 import type { CheckoutRepository, CouponRow, SessionRow } from '../storage/checkout-repository';
 import { API_CHANNEL, type ChannelOfSession } from './sales-channels';
 import { platformContext } from './fulfilment';
@@ -32,7 +32,6 @@ function usableCoupon(coupon: CouponRow | undefined, now: Date): CouponTerms {
   return { kind: coupon.kind, value: BigInt(coupon.value) };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How long a hold or release call may take; pending sessions are swept well after this. */
 export const HOLD_DEADLINE_MS = 5_000;
 
@@ -70,7 +69,7 @@ export class CheckoutSessions {
    */
   async create(ctx: RequestContext, request: CreateRequest, channel: ChannelOfSession = API_CHANNEL): Promise<SessionInit> {
     if (isDryRun(ctx)) return this.dryRun(ctx, request);
-    const id = request.sessionId !== undefined && UUID.test(request.sessionId) ? request.sessionId.toLowerCase() : randomUUID();
+    const id = request.sessionId !== undefined && isUuid(request.sessionId) ? request.sessionId.toLowerCase() : randomUUID();
     const claim = await this.repository.claimPending(id, ctx.organisationId);
     if (!claim) {
       // An earlier attempt finished it; its answer was lost on the way.
@@ -143,7 +142,7 @@ export class CheckoutSessions {
    * organisation's.
    */
   async openOffer(organisationId: string, holdId: string, requestId: string): Promise<boolean> {
-    if (!UUID.test(holdId)) return false;
+    if (!isUuid(holdId)) return false;
     let offer: MessageShape<typeof gen.inventory.WaitlistOfferSchema>;
     try {
       offer = await this.inventory.getWaitlistOffer({ holdId }, platformContext(organisationId, requestId), { deadlineMs: HOLD_DEADLINE_MS });
@@ -237,7 +236,7 @@ export class CheckoutSessions {
 
   /** Only API sessions are checkout session objects; the other channels' sessions are internal (D246). */
   async get(ctx: RequestContext, id: string): Promise<SessionInit> {
-    const session = /^[0-9a-f-]{36}$/i.test(id) ? await this.repository.findSession(ctx.organisationId, id) : undefined;
+    const session = isUuid(id) ? await this.repository.findSession(ctx.organisationId, id) : undefined;
     if (!session || session.sales_channel !== 'api') throw notFound('checkout session');
     return this.view(session);
   }
@@ -248,7 +247,7 @@ export class CheckoutSessions {
    * nothing to give back. Test keys hold nothing.
    */
   async abandon(ctx: RequestContext, id: string): Promise<boolean> {
-    if (isDryRun(ctx) || !UUID.test(id)) return false;
+    if (isDryRun(ctx) || !isUuid(id)) return false;
     return this.repository.abandon(id.toLowerCase(), ctx.organisationId, async () => {
       await this.inventory.releaseHold({ holdId: id.toLowerCase() }, withoutDeadline(ctx), { deadlineMs: HOLD_DEADLINE_MS });
     });

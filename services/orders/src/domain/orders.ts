@@ -1,13 +1,12 @@
 /** GET /orders and GET /orders/{id}: the organisation's orders, each with its tickets from the tickets service. */
 import type { MessageShape } from '@bufbuild/protobuf';
-import { ApiError, decodePosition, encodePosition, notFound, type gen, type RequestContext } from '@partner-api/shared';
+import { ApiError, decodePosition, encodePosition, isUuid, notFound, type gen, type RequestContext } from '@partner-api/shared';
 import type { OrderRepository, OrderRow } from '../storage/order-repository';
 import type { TicketsClient } from './fulfilment';
 import { orderView, type OrderInit, type TicketInit } from './order-view';
 
 type ListRequest = MessageShape<typeof gen.orders.ListOrdersRequestSchema>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STATUSES = new Set(['completed', 'refunded', 'all']);
 
 export class Orders {
@@ -17,7 +16,7 @@ export class Orders {
   ) {}
 
   async get(ctx: RequestContext, id: string): Promise<OrderInit> {
-    const row = UUID.test(id) ? await this.repository.find(ctx.organisationId, id) : undefined;
+    const row = isUuid(id) ? await this.repository.find(ctx.organisationId, id) : undefined;
     if (!row) throw notFound('order');
     const [view] = await this.withTickets(ctx, [row]);
     return view!;
@@ -33,7 +32,7 @@ export class Orders {
     }
     const limit = Math.min(Math.max(request.page?.limit || 25, 1), 100);
     const position = decodePosition(request.page?.after ?? '', 2);
-    if (position && (Number.isNaN(Date.parse(position[0]!)) || !UUID.test(position[1]!))) {
+    if (position && (Number.isNaN(Date.parse(position[0]!)) || !isUuid(position[1]!))) {
       throw new ApiError('parameter_invalid', 'The cursor is not valid for this listing.', 'cursor');
     }
     const rows = await this.repository.list({

@@ -24,6 +24,7 @@ import {
   gen,
   inTransaction,
   isDryRun,
+  isUuid,
   notFound,
   parseCents,
   toApiJson,
@@ -40,7 +41,6 @@ import type { PaymentProvider } from './payment-provider';
 
 type RefundOrderRequest = MessageShape<typeof gen.orders.RefundOrderRequestSchema>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REASON = 500;
 const MAX_TICKETS = 2000;
 
@@ -116,7 +116,7 @@ export class Refunds {
 
   async refund(ctx: RequestContext, request: RefundOrderRequest): Promise<OrderInit> {
     const input = parseInput(request);
-    const order = UUID.test(request.id) ? await this.orders.find(ctx.organisationId, request.id) : undefined;
+    const order = isUuid(request.id) ? await this.orders.find(ctx.organisationId, request.id) : undefined;
     if (!order) throw notFound('order', 'id');
 
     let refund = await this.refunds.find(input.refundId);
@@ -275,7 +275,7 @@ export class Refunds {
 
 function parseInput(request: RefundOrderRequest): RefundInput {
   if (!request.refundId) throw new ApiError('parameter_missing', 'refund_id is required: pick a uuid and reuse it to retry.', 'refund_id');
-  if (!UUID.test(request.refundId)) throw new ApiError('parameter_invalid', 'refund_id must be a uuid.', 'refund_id');
+  if (!isUuid(request.refundId)) throw new ApiError('parameter_invalid', 'refund_id must be a uuid.', 'refund_id');
   let ticketIds: string[] | undefined;
   if (request.ticketIds.length > 0) {
     if (request.ticketIds.length > MAX_TICKETS || request.ticketIds.some((id) => id <= 0n || id >= 2n ** 63n)) {

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageShape } from '@bufbuild/protobuf';
-import { ApiError, verifyTicketHolderToken, verifyTicketPageToken, type gen } from '@partner-api/shared';
+import { ApiError, isUuid, verifyTicketHolderToken, verifyTicketPageToken, type gen } from '@partner-api/shared';
 import type { OrderRepository } from '../storage/order-repository';
 import { platformContext, type InventoryClient, type TicketsClient } from './fulfilment';
 
@@ -35,7 +35,6 @@ export interface TicketPage {
   transferredAway: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ID = /^[1-9]\d{0,17}$/;
 
 /** Statuses whose ticket still opens the door (a checked-in one may be shown again at re-entry). */
@@ -60,7 +59,7 @@ export class TicketPages {
 
   /** The buyer's page of an order, or undefined when the link is not a genuine one. */
   async forOrder(orderId: string, token: string): Promise<TicketPage | undefined> {
-    if (!UUID.test(orderId) || !verifyTicketPageToken({ orderId, token, secret: this.secret })) return undefined;
+    if (!isUuid(orderId) || !verifyTicketPageToken({ orderId, token, secret: this.secret })) return undefined;
     const order = await this.orders.findById(orderId);
     if (!order) return undefined;
     const ctx = platformContext(order.organisation_id, randomUUID());

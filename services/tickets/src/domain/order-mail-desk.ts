@@ -8,14 +8,13 @@
  * both take the last one. Test mode mails nothing.
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { ApiError, type gen, inTransaction, isDryRun, notFound, type Pool, type RequestContext } from '@partner-api/shared';
+import { ApiError, type gen, inTransaction, isDryRun, isUuid, notFound, type Pool, type RequestContext } from '@partner-api/shared';
 import type { MailRepository, TicketMailRow } from '../storage/mail-repository';
 import type { TicketRepository } from '../storage/ticket-repository';
 import { attendeeName } from './ticket-mail-content';
 
 type TicketMailInit = MessageInitShape<typeof gen.tickets.TicketMailSchema>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HOUR_MS = 3_600_000;
 
 export function ticketMailView(row: TicketMailRow): TicketMailInit {
@@ -44,7 +43,7 @@ export class OrderMailDesk {
   ) {}
 
   async list(ctx: RequestContext, orderId: string): Promise<TicketMailInit[]> {
-    if (!UUID.test(orderId)) throw new ApiError('parameter_invalid', 'order_id must be a uuid.', 'order_id');
+    if (!isUuid(orderId)) throw new ApiError('parameter_invalid', 'order_id must be a uuid.', 'order_id');
     return (await this.mails.forOrder(ctx.organisationId, orderId)).map(ticketMailView);
   }
 
@@ -55,7 +54,7 @@ export class OrderMailDesk {
   }
 
   async resend(ctx: RequestContext, orderId: string, requestedBy: string): Promise<TicketMailInit> {
-    if (!UUID.test(orderId)) throw new ApiError('parameter_invalid', 'order_id must be a uuid.', 'order_id');
+    if (!isUuid(orderId)) throw new ApiError('parameter_invalid', 'order_id must be a uuid.', 'order_id');
     if (isDryRun(ctx)) throw new ApiError('parameter_invalid', 'Test mode sends no email.', 'order_id');
     const who = requestedBy.trim().slice(0, 254) || 'unknown';
     const row = await inTransaction(this.pool, async (client) => {

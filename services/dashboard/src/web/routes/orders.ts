@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageShape } from '@bufbuild/protobuf';
 import { Router, type Request, type Response } from 'express';
-import { ApiError, formatCents, MAX_TICKET_CODE_LENGTH, parseCents, type gen, type RequestContext } from '@partner-api/shared';
+import { ApiError, formatCents, isUuid, MAX_TICKET_CODE_LENGTH, parseCents, type gen, type RequestContext } from '@partner-api/shared';
 import { DashboardError, notFound } from '../../domain/dashboard-error';
 import { can } from '../../domain/roles';
 import type { DashboardDeps } from '../deps';
@@ -24,7 +24,6 @@ type Form = Record<string, string | string[] | undefined>;
 
 const PAGE_SIZE = 25;
 const MAX_REASON = 500;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ID = /^[1-9][0-9]{0,17}$/;
 const AMOUNT = /^[0-9]{1,7}(\.[0-9]{1,2})?$/;
 
@@ -73,7 +72,7 @@ export function orderRoutes(deps: DashboardDeps): Router {
   const router = Router();
 
   async function orderOf(ctx: RequestContext, id: string): Promise<Order> {
-    if (!UUID.test(id)) throw notFound('order');
+    if (!isUuid(id)) throw notFound('order');
     return deps.orders.getOrder({ id }, ctx).catch(refused);
   }
 
@@ -137,7 +136,7 @@ export function orderRoutes(deps: DashboardDeps): Router {
    * nobody in: that is the door's call alone.
    */
   async function search(ctx: RequestContext, q: string): Promise<string> {
-    if (UUID.test(q)) {
+    if (isUuid(q)) {
       await deps.orders.getOrder({ id: q.toLowerCase() }, ctx).catch((error: unknown) => {
         if (error instanceof ApiError && error.code === 'resource_missing') throw new DashboardError(404, `No order of your organisation has the id ${q}.`, 'q');
         throw error;
@@ -269,7 +268,7 @@ export function orderRoutes(deps: DashboardDeps): Router {
     let choice: RefundChoice;
     try {
       requireLive(signedIn);
-      if (!UUID.test(refundId)) throw new DashboardError(400, 'This refund was not confirmed. Choose the tickets again and confirm the refund.');
+      if (!isUuid(refundId)) throw new DashboardError(400, 'This refund was not confirmed. Choose the tickets again and confirm the refund.');
       // The tickets the confirmation page showed, by id, whichever way they were chosen.
       choice = refundChoice(before, { ...form, scope: 'chosen' }, false);
       after = await deps.orders
@@ -281,7 +280,7 @@ export function orderRoutes(deps: DashboardDeps): Router {
         order: before,
         refund: refundView({ scope: text(form.scope) === 'all' ? 'all' : 'chosen', tickets: before.tickets.filter((ticket) => list(form.tickets).includes(String(ticket.id))), amount: text(form.amount) || undefined, reason: text(form.reason) || undefined, restock: text(form.restock) !== 'no' }),
         // A refused refund recorded nothing: the same id may be sent again once the cause is fixed.
-        refundId: UUID.test(refundId) ? refundId : randomUUID(),
+        refundId: isUuid(refundId) ? refundId : randomUUID(),
       });
     }
     // Every ticket already refunded before a refund that succeeded: this form was sent before, and nothing more happened.

@@ -1,3 +1,10 @@
+/** A uuid in its text form, any version, either case: how every service checks an id before it looks one up. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
 /**
  * A uuid named by a digest (version 8, the name-based layout of RFC 9562):
  * the same name always gives the same id, so a retried request finds what
