@@ -3,6 +3,7 @@ import { walletPassEnv } from './web/wallet-passes';
 import { DEVELOPMENT_TICKET_PAGE_SECRET, grpcServiceEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets, ticketPageEnv, trustedProxiesEnv } from '@partner-api/shared';
 
 const DEVELOPMENT_CHANNEL_TOKEN_SECRET = 'local-development-channel-token-secret';
+const DEVELOPMENT_WAITING_ROOM_SECRET = 'local-development-waiting-room-pass-secret';
 
 export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 9402 })
   // Redis keeps the waiting-list join counts, shared by every orders process (D371).
@@ -42,12 +43,22 @@ export const ordersEnv = grpcServiceEnv({ grpc: LOCAL_GRPC_PORTS.orders, ops: 94
     WAITLIST_JOIN_WINDOW_SECONDS: z.coerce.number().int().positive().default(600),
     /** A refund left pending or half done (a crash, an unanswered processor) for this long is finished by the recovery loop. */
     REFUND_RECOVERY_DELAY_MS: z.coerce.number().int().nonnegative().default(10_000),
+    /** Signs the waiting room's passes; the same on every orders replica (required in production). */
+    WAITING_ROOM_PASS_SECRET: z.string().min(32).default(DEVELOPMENT_WAITING_ROOM_SECRET),
+    /** Visitors per second a queue set to "automatic" admits (D473). */
+    WAITING_ROOM_AUTOMATIC_RATE: z.coerce.number().positive().default(20),
+    /** How long a visitor whose turn came may still take their pass, and how long a pass opens the sale. */
+    WAITING_ROOM_TURN_SECONDS: z.coerce.number().int().positive().default(600),
+    WAITING_ROOM_PASS_SECONDS: z.coerce.number().int().positive().default(600),
+    /** Passes one address may take per event per window (D477). */
+    WAITING_ROOM_PASSES_PER_ADDRESS: z.coerce.number().int().positive().default(20),
+    WAITING_ROOM_ADDRESS_WINDOW_SECONDS: z.coerce.number().int().positive().default(3_600),
   })
   .refine((env) => env.PAYMENT_PROVIDER !== 'stripe' || Boolean(env.STRIPE_SECRET_KEY), {
     message: 'STRIPE_SECRET_KEY is required when PAYMENT_PROVIDER is stripe',
     path: ['STRIPE_SECRET_KEY'],
   })
-  .superRefine(refuseDevelopmentSecrets({ CHANNEL_TOKEN_SECRET: DEVELOPMENT_CHANNEL_TOKEN_SECRET, TICKET_PAGE_SECRET: DEVELOPMENT_TICKET_PAGE_SECRET }));
+  .superRefine(refuseDevelopmentSecrets({ CHANNEL_TOKEN_SECRET: DEVELOPMENT_CHANNEL_TOKEN_SECRET, TICKET_PAGE_SECRET: DEVELOPMENT_TICKET_PAGE_SECRET, WAITING_ROOM_PASS_SECRET: DEVELOPMENT_WAITING_ROOM_SECRET }));
 
 export type OrdersConfig = z.infer<typeof ordersEnv>;
 

@@ -13,13 +13,18 @@ import type { PaymentProvider } from './domain/payment-provider';
 import { Refunds } from './domain/refunds';
 import { ChannelTokens } from './domain/sales-channels';
 import { TicketPages } from './domain/ticket-pages';
+import { WaitingRoom } from './domain/waiting-room';
+import { WaitingRoomAdmin } from './domain/waiting-room-admin';
+import { WaitingRoomPasses } from './domain/waiting-room-passes';
 import { ordersHandlers } from './grpc/handlers';
 import { ChannelOriginRepository } from './storage/channel-origin-repository';
 import { CheckoutRepository } from './storage/checkout-repository';
 import { OrderRepository } from './storage/order-repository';
 import { RefundRepository } from './storage/refund-repository';
+import { WaitingRoomStore } from './storage/waiting-room-store';
 import { hostedCheckoutApp } from './web/hosted-checkout';
 import { ticketPagesRouter } from './web/ticket-pages';
+import { waitingRoomRouter } from './web/waiting-room-routes';
 import { WalletPasses } from './web/wallet-passes';
 
 export const SCHEMA = 'orders';
@@ -37,6 +42,14 @@ function paymentProvider(config: OrdersConfig): PaymentProvider {
     ? new StripePaymentProvider({ secretKey: config.STRIPE_SECRET_KEY!, apiBase: config.STRIPE_API_BASE })
     : new SimulatedCardProcessor();
 }
+
+const waitingRoomPolicy = (config: OrdersConfig) => ({
+  automaticRate: config.WAITING_ROOM_AUTOMATIC_RATE,
+  turnSeconds: config.WAITING_ROOM_TURN_SECONDS,
+  passSeconds: config.WAITING_ROOM_PASS_SECONDS,
+  passesPerAddress: config.WAITING_ROOM_PASSES_PER_ADDRESS,
+  addressWindowSeconds: config.WAITING_ROOM_ADDRESS_WINDOW_SECONDS,
+});
 
 export async function startOrders(config: OrdersConfig, logger?: Logger): Promise<ServiceRuntime> {
   return (await startOrdersService(config, logger)).runtime;
@@ -56,6 +69,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
   const redis = runtime.redis(config, { optional: true });
   // Before any command goes out: the store defines its script on the client.
   const joinCounts = new AddressLimitCounts(redis, dependencies.joinCountsPrefix ?? WAITLIST_JOIN_COUNTS_PREFIX);
+  const waitingRoom = new WaitingRoom(new WaitingRoomStore(redis), new WaitingRoomPasses(config.WAITING_ROOM_PASS_SECRET), waitingRoomPolicy(config));
   await runtime.outboxRelay(pool, config);
   // The holds of concurrent checkouts reach inventory in one round trip per turn (D216).
   const inventory = createServiceClient(gen.inventory.InventoryService, config.INVENTORY_GRPC_ADDR, { batched: config.GRPC_CALL_BATCHING ? ['holdStock'] : [] });
@@ -96,7 +110,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
   const channels = { sessions, origins, tokens: new ChannelTokens(config.CHANNEL_TOKEN_SECRET, config.CHANNEL_PAGE_SECONDS), storefrontOrigin: new URL(config.CHECKOUT_BASE_URL).origin };
 
   // The listed methods finish or give back admitted work, so the call gate never sheds them (D449).
-  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory), refunds, origins), config.GRPC_PORT, [
+  await runtime.serveGrpc(gen.orders.OrdersService, ordersHandlers(sessions, orders, new Coupons(sessionsStore, inventory), refunds, origins, new WaitingRoomAdmin(waitingRoom, inventory)), config.GRPC_PORT, [
     'abandonCheckoutSession',
   ]);
   const checkoutPort = await runtime.serveHttp(hostedCheckoutApp(
@@ -108,6 +122,7 @@ export async function startOrdersService(config: OrdersConfig, logger?: Logger, 
         trustedProxies: config.TRUST_PROXY,
         joinLimits: { perWindow: config.WAITLIST_JOINS_PER_WINDOW, windowSeconds: config.WAITLIST_JOIN_WINDOW_SECONDS, counts: joinCounts },
         ticketPages,
+        waitingRoom: waitingRoomRouter({ room: waitingRoom, inventory, origins, secureCookies: config.CHECKOUT_BASE_URL.startsWith('https:'), metrics: runtime.metrics, logger: runtime.logger }),
       },
       runtime.logger,
     ), config.HTTP_PORT);

@@ -113,10 +113,11 @@ export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router
   }
 
   /** The site a page of this channel is for: for embed, the allowed site framing it; refused otherwise. */
-  async function originOf(channel: PageChannel, req: Request, organisationId: number): Promise<string | null> {
+  async function originOf(channel: PageChannel, req: Request, res: Response, organisationId: number): Promise<string | null> {
     if (channel === 'web') return null;
     if (channel === 'storefront') return deps.storefrontOrigin;
-    const origin = embeddingOrigin(req.headers);
+    // A page reached from the waiting room has no Referer of its own: the room remembers the site it was framed by.
+    const origin = embeddingOrigin(req.headers) ?? (res.locals.embeddingOrigin as string | undefined);
     if (!origin || !(await deps.origins.allows(organisationId, origin))) {
       throw new PageRefused(403, 'Checkout not available here', "This site is not allowed to show this checkout. Buy your tickets on the organiser's own site.");
     }
@@ -129,7 +130,7 @@ export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router
     router.get(path, async (req, res) => {
       const requestId = randomUUID();
       const page = await eventPage(req, requestId);
-      const origin = await originOf(channel, req, page.organisationId);
+      const origin = await originOf(channel, req, res, page.organisationId);
       const token = deps.tokens.issue({ salesChannel: channel, organisationId: page.organisationId, eventId: page.eventId, origin });
       if (channel === 'embed') allowFramingBy(res, origin!);
       res.type('html').send(chooserPage(req.originalUrl.split('?')[0]!, token, page.summary, page.types, {}, waitlistOf(channel, page)));

@@ -56,6 +56,8 @@ export interface HostedCheckoutOptions {
   joinLimits: JoinLimits;
   /** The buyers' ticket pages (ticket-pages.ts), and the link to an order's page for the confirmation. */
   ticketPages?: { router: express.Router; linkFor: (orderId: string) => string };
+  /** The waiting room's routes (waiting-room-routes.ts), in front of the channel checkout. */
+  waitingRoom?: express.Router;
 }
 
 export function hostedCheckoutApp(
@@ -73,6 +75,8 @@ export function hostedCheckoutApp(
   app.use(pageSecurityHeaders());
   // A channel page sends one quantity per ticket type.
   app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 }));
+  // The waiting room stands in front of the sale pages it queues.
+  if (options.waitingRoom) app.use(options.waitingRoom);
   app.use(channelCheckoutRouter({ ...channels, inventory }));
 
   async function eventOf(session: SessionRow, requestId: string): Promise<EventSummary> {

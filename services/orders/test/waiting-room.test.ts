@@ -1,0 +1,182 @@
+/**
+ * The waiting room's queue in the real Redis: random order for the visitors
+ * who came before the opening, first come first served after it, admission
+ * at the set rate, lapsed turns and expired passes, the per-address pass
+ * limit, one cluster slot per event, and two processes sharing one queue.
+ */
+import calculateSlot from 'cluster-key-slot';
+import { randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
+import { newVisitorId, WaitingRoom, type WaitingRoomPolicy } from '../src/domain/waiting-room';
+import { WaitingRoomPasses } from '../src/domain/waiting-room-passes';
+import { WaitingRoomStore, type RoomKey } from '../src/storage/waiting-room-store';
+
+const clients: RedisClient[] = [];
+const prefix = `it:waiting-room:${randomBase62(8)}:`;
+const passes = new WaitingRoomPasses('integration-test-waiting-room-pass-secret');
+const POLICY: WaitingRoomPolicy = { automaticRate: 20, turnSeconds: 600, passSeconds: 600, passesPerAddress: 1_000, addressWindowSeconds: 3_600 };
+let nextEvent = 1;
+
+/** A room on a client of its own, as another orders process would have. */
+function process(policy: Partial<WaitingRoomPolicy> = {}): WaitingRoom {
+  const redis = redisFromEnv();
+  clients.push(redis);
+  return new WaitingRoom(new WaitingRoomStore(redis, prefix), passes, { ...POLICY, ...policy });
+}
+const storeOn = () => {
+  const redis = redisFromEnv();
+  clients.push(redis);
+  return new WaitingRoomStore(redis, prefix);
+};
+const newRoom = (): RoomKey => ({ organisationId: 7, eventId: String(nextEvent++) });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Spearman's rank correlation of a permutation of 0..n-1 with the identity. */
+function spearman(order: number[]): number {
+  const n = order.length;
+  const d2 = order.reduce((sum, value, rank) => sum + (value - rank) ** 2, 0);
+  return 1 - (6 * d2) / (n * (n * n - 1));
+}
+
+afterAll(async () => {
+  const redis = redisFromEnv();
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) for (const key of keys) await redis.del(key);
+  await redis.quit();
+  await Promise.all(clients.map((client) => client.quit()));
+});
+
+describe('the waiting room queue', () => {
+  it('puts the visitors who came before the opening in a random order, and those after them first come first served', async () => {
+    const room = process();
+    const key = newRoom();
+    await room.configure(key, { enabled: true, opensAtMs: Date.now() + 1_500, rate: 1 });
+    const early = Array.from({ length: 300 }, () => newVisitorId());
+    for (const visitor of early) expect((await room.visit(key, visitor, '198.51.100.1')).kind).toBe('before_opening');
+    await sleep(Math.max(0, 1_600 - 0));
+    const late = Array.from({ length: 50 }, () => newVisitorId());
+    for (const visitor of late) expect((await room.visit(key, visitor, '198.51.100.1')).kind).not.toBe('before_opening');
+
+    const order = await storeOn().order(key);
+    expect(order).toHaveLength(350);
+    // Every early visitor stands before every late one.
+    expect(new Set(order.slice(0, 300))).toEqual(new Set(early));
+    expect(order.slice(300)).toEqual(late);
+    // Their order has nothing to do with when they came (|rho| of a random permutation of 300: sd ~0.06).
+    const rho = spearman(order.slice(0, 300).map((visitor) => early.indexOf(visitor)));
+    expect(Math.abs(rho)).toBeLessThan(0.25);
+    expect(order.slice(0, 300)).not.toEqual(early);
+  });
+
+  it('admits in queue order at the set rate, and shows the others their position and wait', async () => {
+    const room = process();
+    const key = newRoom();
+    // Opened 2 s ago at 10 a second: the first 20 have had their turn.
+    await room.configure(key, { enabled: true, opensAtMs: Date.now() - 2_000, rate: 10 });
+    const visitors = Array.from({ length: 40 }, () => newVisitorId());
+    const seen = [];
+    for (const visitor of visitors) seen.push(await room.visit(key, visitor, '198.51.100.2'));
+    const admitted = seen.filter((visit) => visit.kind === 'admitted').length;
+    expect(admitted).toBeGreaterThanOrEqual(20);
+    expect(admitted).toBeLessThanOrEqual(22);
+    expect(seen.slice(0, admitted).every((visit) => visit.kind === 'admitted')).toBe(true);
+    const firstWaiting = seen[admitted]!;
+    expect(firstWaiting).toEqual({ kind: 'waiting', position: 1, waitSeconds: 1 });
+    expect(seen[39]).toMatchObject({ kind: 'waiting', position: 40 - admitted, waitSeconds: Math.ceil((40 - admitted) / 10) });
+
+    // A second later about 10 more have had their turn.
+    await sleep(1_000);
+    const later = await room.visit(key, visitors[39]!, '198.51.100.2');
+    expect(later.kind).toBe('waiting');
+    expect((later as { position: number }).position).toBeLessThanOrEqual(40 - admitted - 9);
+    expect((await room.stats(key)).admitted).toBe(admitted);
+  });
+
+  it('issues a pass bound to the event and the browser, which expires', async () => {
+    const room = process({ passSeconds: 1 });
+    const key = newRoom();
+    await room.configure(key, { enabled: true, opensAtMs: Date.now() - 1_000, rate: 100 });
+    const visitor = newVisitorId();
+    const visit = await room.visit(key, visitor, '198.51.100.3');
+    expect(visit.kind).toBe('admitted');
+    const pass = (visit as { pass: string }).pass;
+    expect(room.checkPass(key, pass, visitor)).toBe('valid');
+    expect(room.checkPass({ ...key, eventId: `${key.eventId}0` }, pass, visitor)).toBe('other_event');
+    expect(room.checkPass(key, pass, newVisitorId())).toBe('other_browser');
+    expect(room.checkPass(key, `${pass.slice(0, -2)}AA`, visitor)).toBe('forged');
+    expect(room.checkPass(key, 'p1.7.1.x.9999999999999.', visitor)).toBe('forged');
+    expect(room.checkPass(key, undefined, visitor)).toBe('missing');
+    // Visiting again re-issues the same admission, not a second one.
+    expect(await room.visit(key, visitor, '198.51.100.3')).toMatchObject({ kind: 'admitted' });
+    expect((await room.stats(key)).admitted).toBe(1);
+    await sleep(1_100);
+    expect(room.checkPass(key, pass, visitor)).toBe('expired');
+    // The turn was used: the visitor may only join the back again.
+    expect((await room.visit(key, visitor, '198.51.100.3')).kind).toBe('turn_lapsed');
+    expect(await room.rejoin(key, visitor)).toBe(true);
+    expect((await storeOn().order(key)).at(-1)).toBe(visitor);
+  });
+
+  it('takes the turn of a visitor who did not come back for it within the window', async () => {
+    const room = process({ turnSeconds: 1 });
+    const key = newRoom();
+    await room.configure(key, { enabled: true, opensAtMs: Date.now() + 300, rate: 10 });
+    const absent = newVisitorId();
+    expect((await room.visit(key, absent, '198.51.100.4')).kind).toBe('before_opening');
+    // 10 a second, 1 s to come back: gone once more than 10 have been admitted past them.
+    await sleep(300 + 1_300);
+    expect((await room.visit(key, absent, '198.51.100.4')).kind).toBe('turn_lapsed');
+  });
+
+  it('limits the passes one address takes for an event', async () => {
+    const room = process({ passesPerAddress: 2 });
+    const key = newRoom();
+    await room.configure(key, { enabled: true, opensAtMs: Date.now() - 10_000, rate: 100 });
+    const kinds = [];
+    for (let i = 0; i < 4; i += 1) kinds.push((await room.visit(key, newVisitorId(), '203.0.113.50')).kind);
+    expect(kinds).toEqual(['admitted', 'admitted', 'address_limited', 'address_limited']);
+    expect((await room.visit(key, newVisitorId(), '203.0.113.51')).kind).toBe('admitted');
+  });
+
+  it('keeps the boundary when the rate changes on an open queue, and lets everyone through when off', async () => {
+    const room = process();
+    const key = newRoom();
+    await room.configure(key, { enabled: true, opensAtMs: Date.now() - 1_000, rate: 5 });
+    const before = (await room.stats(key)).rate;
+    expect(before).toBe(5);
+    await room.configure(key, { enabled: true, opensAtMs: Date.now() - 1_000, rate: 1 });
+    const visitors = Array.from({ length: 10 }, () => newVisitorId());
+    const kinds = [];
+    for (const visitor of visitors) kinds.push((await room.visit(key, visitor, '198.51.100.6')).kind);
+    // About 5 had their turn before the change (not 1, as 1 a second from the opening would give); the new rate counts on from the change.
+    const admitted = kinds.filter((kind) => kind === 'admitted').length;
+    expect(admitted).toBeGreaterThanOrEqual(4);
+    expect(admitted).toBeLessThanOrEqual(7);
+    await room.configure(key, { enabled: false, opensAtMs: Date.now(), rate: 0 });
+    expect((await room.visit(key, newVisitorId(), '198.51.100.6')).kind).toBe('open');
+    expect((await room.stats(key)).settings).toMatchObject({ enabled: false, rate: 0 });
+  });
+
+  it('keeps every key of an event in one cluster slot', () => {
+    const keys = storeOn().keysOf({ organisationId: 12, eventId: '345' });
+    const slots = new Set([keys.settings, keys.queue, keys.arrivals, keys.admitted, keys.used, keys.address('198.51.100.7')].map((key) => calculateSlot(key)));
+    expect(slots.size).toBe(1);
+    expect(calculateSlot(storeOn().keysOf({ organisationId: 12, eventId: '346' }).queue)).not.toBe([...slots][0]);
+  });
+
+  it('serves one queue from two processes: nobody admitted twice, the order the same from both', async () => {
+    const [one, two] = [process(), process()];
+    const key = newRoom();
+    await one.configure(key, { enabled: true, opensAtMs: Date.now() - 1_000, rate: 50 });
+    const visitors = Array.from({ length: 200 }, () => newVisitorId());
+    // Each visitor polls both processes at once, twice.
+    const visits = await Promise.all(visitors.flatMap((visitor) => [one, two, one, two].map((room) => room.visit(key, visitor, '198.51.100.8'))));
+    const admittedVisitors = new Set(visitors.filter((_visitor, index) => visits.slice(index * 4, index * 4 + 4).some((visit) => visit.kind === 'admitted')));
+    const stats = await two.stats(key);
+    expect(stats.admitted).toBe(admittedVisitors.size);
+    expect(stats.joined).toBe(200);
+    // The rest wait, or had their turn come after their last poll.
+    expect(stats.admitted + stats.waiting).toBeLessThanOrEqual(200);
+    expect(stats.admitted).toBeGreaterThan(0);
+    expect(await storeOn().order(key)).toHaveLength(200);
+  });
+});
