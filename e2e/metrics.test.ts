@@ -56,7 +56,7 @@ it('counts checkouts, holds, gRPC calls, outbox, consumer lag and deliveries wit
   await inventory.changeEventStatus({ idOrSlug: slug, action: 'publish' }, ctx);
   const CROWD_HOLDS = 12;
   for (let i = 0; i < CROWD_HOLDS; i += 1) {
-    await inventory.holdStock({ holdId: `metrics-crowd-${randomUUID()}`, eventIdOrSlug: slug, lines: [{ ticketTypeId: crowdType.id, quantity: 1 }], ttlSeconds: 120, dryRun: false }, ctx);
+    await inventory.holdStock({ holdId: `metrics-crowd-${randomUUID()}`, eventIdOrSlug: slug, lines: [{ ticketTypeId: crowdType.id, quantity: 1 }], ttlSeconds: 120 }, ctx);
   }
 
   // Two tickets held by a checkout; two more refused (one left); a hold of the last one that lapses after a second.
@@ -65,7 +65,7 @@ it('counts checkouts, holds, gRPC calls, outbox, consumer lag and deliveries wit
   const refused = await checkout(2);
   expect(refused.status).toBe(422);
   expect((refused.body as unknown as ErrorBody).error.code).toBe('exceeds_availability');
-  await inventory.holdStock({ holdId: `metrics-${randomUUID()}`, eventIdOrSlug: slug, lines: [{ ticketTypeId: type.id, quantity: 1 }], ttlSeconds: 1, dryRun: false }, ctx);
+  await inventory.holdStock({ holdId: `metrics-${randomUUID()}`, eventIdOrSlug: slug, lines: [{ ticketTypeId: type.id, quantity: 1 }], ttlSeconds: 1 }, ctx);
   // Refused before routing, and a path no operation has.
   expect((await api(`/events/${slug}`, { key: 'sk_live_not_a_key' })).status).toBe(401);
   expect((await api(`/no-such-route/${slug}`, { key: organisation.key })).status).toBe(404);

@@ -118,7 +118,7 @@ describe('deadlines', () => {
     const batching = createServiceClient(gen.inventory.InventoryService, process.env.INVENTORY_GRPC_ADDR ?? '127.0.0.1:15051', { batched: ['holdStock'] });
     try {
       const hold = (ctx: RequestContext) =>
-        batching.holdStock({ holdId: randomUUID(), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 3 }], ttlSeconds: 900, dryRun: false }, ctx, { deadlineMs: 5_000 });
+        batching.holdStock({ holdId: randomUUID(), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 3 }], ttlSeconds: 900 }, ctx, { deadlineMs: 5_000 });
       const ctx = operatorContext(ORG());
       const [late, onTime] = await Promise.allSettled([hold({ ...ctx, deadline: Date.now() - 1_000 }), hold(ctx)]);
       expect(late.status).toBe('rejected');

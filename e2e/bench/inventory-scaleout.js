@@ -37,7 +37,7 @@ async function holdRow(name, target, event, processes) {
   const client = createServiceClient(gen.inventory.InventoryService, target);
   try {
     const once = () =>
-      client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: event.slug, lines: [{ ticketTypeId: event.typeId, quantity: 1 }], ttlSeconds: 900, dryRun: false }, ctx);
+      client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: event.slug, lines: [{ ticketTypeId: event.typeId, quantity: 1 }], ttlSeconds: 900 }, ctx);
     await loopLoad({ once, workers: 20, seconds: 1 }); // connect and warm up
     const before = processes.map((proc) => cpuSeconds(proc.pid));
     const result = await loopLoad({ once, workers: CONCURRENCY, seconds: SECONDS });

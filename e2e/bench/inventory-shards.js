@@ -83,7 +83,7 @@ async function rowsFor(label, redisUrl, redisPids) {
 
     const viaInventory = await measure(`through inventory, ${label}`, () => {
       const event = pick();
-      return client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: event.slug, lines: [{ ticketTypeId: event.typeId, quantity: 1 }], ttlSeconds: 60, dryRun: false }, ctx);
+      return client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: event.slug, lines: [{ ticketTypeId: event.typeId, quantity: 1 }], ttlSeconds: 60 }, ctx);
     }, groups);
 
     const book = new HoldBook(redis);

@@ -47,7 +47,7 @@ async function onSaleEvent() {
 }
 
 const hold = (client: Client, slug: string, typeId: bigint) =>
-  client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 1 }], ttlSeconds: 60, dryRun: false }, ctx);
+  client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 1 }], ttlSeconds: 60 }, ctx);
 
 describe('across processes', () => {
   it('prices the next hold on another process at the price just written', async () => {

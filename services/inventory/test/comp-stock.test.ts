@@ -46,7 +46,7 @@ const sold = async (poolId: bigint) =>
 const takeState = async (batchId: string) => (await db.query<{ state: string }>('SELECT state FROM holds WHERE id = $1', [`comp:${batchId}`])).rows[0]?.state;
 
 const take = (slug: string, typeId: bigint, quantity: number, options: { batchId?: string; as?: RequestContext } = {}) =>
-  client.takeCompStock({ batchId: options.batchId ?? randomBase62(16), eventIdOrSlug: slug, ticketTypeId: typeId, quantity, dryRun: false }, options.as ?? ctx);
+  client.takeCompStock({ batchId: options.batchId ?? randomBase62(16), eventIdOrSlug: slug, ticketTypeId: typeId, quantity }, options.as ?? ctx);
 
 describe('taking comp stock', () => {
   it('takes for good: sold grows, available drops, the take is a committed hold; the event is described for the emails', async () => {
@@ -153,7 +153,7 @@ describe('counters rebuilt after a Redis loss', () => {
   it('count comps as sold: capacity − sold − live holds', async () => {
     const { slug, eventId, typeId } = await stage(30);
     await take(slug, typeId, 5);
-    await client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 3 }], ttlSeconds: 900, dryRun: false }, ctx);
+    await client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 3 }], ttlSeconds: 900 }, ctx);
     expect(Number(await available(slug))).toBe(22);
     await dropEvent(eventId);
     expect(Number(await available(slug))).toBe(22);

@@ -47,9 +47,9 @@ const holdState = async (id: string) => (await db.query<{ state: string }>('SELE
 const sold = async (poolId: bigint) =>
   (await db.query<{ sold: number }>(`SELECT ${soldTickets('p')} AS sold FROM pools p WHERE p.id = $1`, [poolId.toString()])).rows[0]!.sold;
 
-const hold = (slug: string, typeId: bigint, quantity: number, options: { id?: string; ttl?: number; as?: RequestContext; dryRun?: boolean } = {}) =>
+const hold = (slug: string, typeId: bigint, quantity: number, options: { id?: string; ttl?: number; as?: RequestContext } = {}) =>
   client.holdStock(
-    { holdId: options.id ?? randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity }], ttlSeconds: options.ttl ?? 900, dryRun: options.dryRun ?? false },
+    { holdId: options.id ?? randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity }], ttlSeconds: options.ttl ?? 900 },
     options.as ?? ctx,
   );
 
@@ -191,7 +191,7 @@ describe('releasing, selling and expiring', () => {
     // Its subject is oversell, not latency: a deadline long enough for 2,000 calls queued on a loaded machine.
     const results = await Promise.allSettled(
       Array.from({ length: 2000 }, () =>
-        client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 1 }], ttlSeconds: 900, dryRun: false }, ctx, { deadlineMs: 50_000 }),
+        client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 1 }], ttlSeconds: 900 }, ctx, { deadlineMs: 50_000 }),
       ),
     );
     const held = results.filter((result) => result.status === 'fulfilled');

@@ -91,7 +91,7 @@ async function onSaleEvent(capacity: number) {
 
 const available = async (slug: string) => Number((await client.listTicketTypes({ eventIdOrSlug: slug }, ctx)).data[0]!.available);
 const hold = (slug: string, typeId: bigint, quantity: number, options: { id?: string; ttl?: number } = {}) =>
-  client.holdStock({ holdId: options.id ?? randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity }], ttlSeconds: options.ttl ?? 900, dryRun: false }, ctx);
+  client.holdStock({ holdId: options.id ?? randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity }], ttlSeconds: options.ttl ?? 900 }, ctx);
 const holdState = async (id: string) => (await db.query<{ state: string }>('SELECT state FROM holds WHERE id = $1', [id])).rows[0]?.state;
 
 

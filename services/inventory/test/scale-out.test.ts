@@ -75,7 +75,7 @@ async function onSaleEvent(capacity: number) {
 }
 
 const hold = (slug: string, typeId: bigint) =>
-  client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 1 }], ttlSeconds: 900, dryRun: false }, ctx);
+  client.holdStock({ holdId: randomBase62(16), eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity: 1 }], ttlSeconds: 900 }, ctx);
 
 const available = async (slug: string) => Number((await client.listTicketTypes({ eventIdOrSlug: slug }, ctx)).data[0]!.available);
 

@@ -93,7 +93,7 @@ type Outcome = { sale: Sale; id: string; result: 'held' | string };
 async function attempt(sale: Sale): Promise<Outcome> {
   const id = randomBase62(16);
   try {
-    await client.holdStock({ holdId: id, eventIdOrSlug: sale.slug, lines: [{ ticketTypeId: sale.typeId, quantity: 1 }], ttlSeconds: 900, dryRun: false }, ctx);
+    await client.holdStock({ holdId: id, eventIdOrSlug: sale.slug, lines: [{ ticketTypeId: sale.typeId, quantity: 1 }], ttlSeconds: 900 }, ctx);
     return { sale, id, result: 'held' };
   } catch (error) {
     return { sale, id, result: (error as { code?: string }).code ?? String(error) };

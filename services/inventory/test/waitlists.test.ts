@@ -74,7 +74,7 @@ async function soldOutEvent(capacity: number, holdSize = capacity) {
 }
 
 const hold = (slug: string, typeId: bigint, quantity: number, id = randomBase62(16)) =>
-  client.holdStock({ holdId: id, eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity }], ttlSeconds: 900, dryRun: false }, ctx);
+  client.holdStock({ holdId: id, eventIdOrSlug: slug, lines: [{ ticketTypeId: typeId, quantity }], ttlSeconds: 900 }, ctx);
 
 const join = (eventId: string, typeId: bigint, email: string, quantity: number) =>
   client.joinWaitlist({ eventId: BigInt(eventId), ticketTypeId: typeId, email, quantity }, ctx);

@@ -20,7 +20,7 @@ let pool: Pool;
 
 /** Inventory as the tickets service sees it: takes grant `granted` (or fail), returns are recorded. */
 class StandInInventory {
-  readonly takes: Array<{ batchId: string; dryRun: boolean; quantity: number }> = [];
+  readonly takes: Array<{ batchId: string; mode: RequestContext['mode']; quantity: number }> = [];
   readonly returns: string[] = [];
   granted = Infinity;
   failTake: Error | undefined;
@@ -28,8 +28,8 @@ class StandInInventory {
   duringTake: (() => Promise<unknown>) | undefined;
 
   readonly client = {
-    takeCompStock: async (request: { batchId?: string; dryRun?: boolean; quantity?: number }) => {
-      this.takes.push({ batchId: request.batchId!, dryRun: request.dryRun ?? false, quantity: request.quantity! });
+    takeCompStock: async (request: { batchId?: string; quantity?: number }, callCtx: RequestContext) => {
+      this.takes.push({ batchId: request.batchId!, mode: callCtx.mode, quantity: request.quantity! });
       if (this.failTake) throw this.failTake;
       await this.duringTake?.();
       return create(gen.inventory.TakeCompStockResponseSchema, {
@@ -125,7 +125,7 @@ describe('issuing a comp batch', () => {
     const batch = await comps(inventory).issue({ ...ctx, mode: 'test' }, request(batchId));
     expect(batch).toMatchObject({ livemode: false, dryRun: true, issued: 1, tickets: [] });
     expect(batch.failed).toHaveLength(2);
-    expect(inventory.takes).toEqual([{ batchId, dryRun: true, quantity: 3 }]);
+    expect(inventory.takes).toEqual([{ batchId, mode: 'test', quantity: 3 }]);
     expect(await batchState(batchId)).toBeUndefined();
   });
 });

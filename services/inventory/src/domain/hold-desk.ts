@@ -54,7 +54,6 @@ export interface HoldRequest {
   eventIdOrSlug: string;
   lines: RequestedLine[];
   ttlSeconds: number;
-  dryRun: boolean;
 }
 
 export interface HoldResult {
@@ -71,7 +70,6 @@ export interface CompTakeRequest {
   poolId?: string | undefined;
   /** Guests in the batch. */
   quantity: number;
-  dryRun: boolean;
 }
 
 export interface CompTake {
@@ -165,7 +163,7 @@ export class HoldDesk {
     const capped = pools.filter((pool) => pool.capacity !== null && plan.perPool.has(pool.id));
     const result = this.result(event, plan);
 
-    const dryRun = request.dryRun || isDryRun(ctx);
+    const dryRun = isDryRun(ctx);
     // A repeat whose hold Redis already has took its tickets out of what is left: it passes.
     if (!(await this.enoughLeft(capped, plan)) && (dryRun || !(await this.book.isHeld(event.id, request.holdId)))) {
       throw new ApiError('exceeds_availability', 'Not enough tickets left for this order.', 'items');
@@ -305,7 +303,7 @@ export class HoldDesk {
    * Takes stock for a comp batch, for good: as many of `quantity` as are
    * left (compGrant), recorded as a hold, taken from Redis and committed to
    * sold (pool_sales). Repeating a batch id returns the first take; a batch given
-   * back is taken again. A test key (or `dryRun`) counts and takes nothing.
+   * back is taken again. A test key counts and takes nothing.
    */
   async takeComp(ctx: RequestContext, request: CompTakeRequest): Promise<CompTake> {
     if (!Number.isInteger(request.quantity) || request.quantity < 1 || request.quantity > MAX_COMP_GUESTS) {
@@ -327,7 +325,7 @@ export class HoldDesk {
       eventStartsAt: formatTimestamp(event.starts_at),
     });
     const holdId = `comp:${request.batchId}`;
-    const dryRun = request.dryRun || isDryRun(ctx);
+    const dryRun = isDryRun(ctx);
 
     if (!dryRun) {
       const earlier = await this.pool.query<HoldRow>('SELECT * FROM holds WHERE id = $1', [holdId]);

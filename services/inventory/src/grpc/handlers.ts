@@ -38,7 +38,6 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
           poolId: line.poolId === undefined ? undefined : line.poolId.toString(),
         })),
         ttlSeconds: request.ttlSeconds,
-        dryRun: request.dryRun,
       })),
     releaseHold: async (request) => ({ released: await holds.release(request.holdId) }),
     commitHold: async (request) => ({ committed: await holds.commit(request.holdId) }),
@@ -49,7 +48,6 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
         ticketTypeId: request.ticketTypeId.toString(),
         poolId: request.poolId === undefined ? undefined : request.poolId.toString(),
         quantity: request.quantity,
-        dryRun: request.dryRun,
       }),
     returnStock: async (request, ctx) => ({ returned: await holds.returnComp(ctx, request.batchId) }),
     restockRefund: async (request, ctx) => ({

@@ -80,7 +80,7 @@ export class CheckoutSessions {
 
     let held: MessageShape<typeof gen.inventory.HoldStockResponseSchema>;
     try {
-      held = await this.holdStock(ctx, id, request, false);
+      held = await this.holdStock(ctx, id, request);
     } catch (error) {
       if (unanswered(error)) throw holdFailed();
       // Refused: nothing is held (inventory abandons what it refuses; a retry may find a hold an earlier attempt recorded).
@@ -183,7 +183,7 @@ export class CheckoutSessions {
 
   /** Test keys: the same validation and pricing, nothing held and nothing stored. */
   private async dryRun(ctx: RequestContext, request: CreateRequest): Promise<SessionInit> {
-    const held = await this.holdStock(ctx, '', request, true).catch((error: unknown) => {
+    const held = await this.holdStock(ctx, '', request).catch((error: unknown) => {
       throw unanswered(error) ? holdFailed() : error;
     });
     if (request.couponCode !== undefined) {
@@ -200,14 +200,14 @@ export class CheckoutSessions {
     );
   }
 
-  private holdStock(ctx: RequestContext, holdId: string, request: CreateRequest, dryRun: boolean) {
+  /** A test key's ctx makes it a dry run: inventory prices and holds nothing. */
+  private holdStock(ctx: RequestContext, holdId: string, request: CreateRequest) {
     return this.inventory.holdStock(
       {
         holdId,
         eventIdOrSlug: request.eventIdOrSlug,
         lines: request.items.map((item) => ({ ticketTypeId: item.ticketTypeId, quantity: item.quantity, poolId: item.poolId })),
         ttlSeconds: this.settings.holdSeconds,
-        dryRun,
       },
       ctx,
       { deadlineMs: HOLD_DEADLINE_MS },

@@ -115,7 +115,6 @@ export class OrderFulfilment {
           eventIdOrSlug: session.event_id,
           lines: session.items.map((item) => ({ ticketTypeId: BigInt(item.ticket_type_id), poolId: BigInt(item.pool_id), quantity: item.quantity })),
           ttlSeconds: this.settings.holdSeconds,
-          dryRun: false,
         },
         ctx,
       );

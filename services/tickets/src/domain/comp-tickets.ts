@@ -66,7 +66,7 @@ export class CompTickets {
     };
 
     if (isDryRun(ctx)) {
-      const counted = await this.inventory.takeCompStock({ ...take, dryRun: true }, ctx);
+      const counted = await this.inventory.takeCompStock(take, ctx);
       return this.answer(ctx, counted.granted, divideGuests(guests, counted.granted).failed, []);
     }
 
@@ -89,7 +89,7 @@ export class CompTickets {
 
     let taken: MessageShape<typeof gen.inventory.TakeCompStockResponseSchema>;
     try {
-      taken = await this.inventory.takeCompStock({ ...take, dryRun: false }, ctx);
+      taken = await this.inventory.takeCompStock(take, ctx);
     } catch (error) {
       // A first attempt refused (4xx) took nothing. Anything else, or a retry of a batch an
       // earlier attempt may have taken stock for, gives back whatever was taken.
