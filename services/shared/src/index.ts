@@ -22,6 +22,7 @@ export * from './metrics';
 export * from './write-batches';
 export * from './turn-reads';
 export * from './uuid';
+export * from './service-clients';
 export * from './ticket-codes';
 export { pageSecurityHeaders } from './web/page-security';
 export { AddressLimitCounts } from './web/address-limit-counts';

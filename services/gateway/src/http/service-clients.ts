@@ -1,11 +1,11 @@
 /** One gRPC client per downstream service, created once per gateway process. */
-import { BackendHealth, createServiceClient, gen, GRPC_CHANNEL_OPTIONS, type ServiceClient } from '@partner-api/shared';
+import { BackendHealth, createServiceClient, gen, GRPC_CHANNEL_OPTIONS, type InventoryClient, type OrdersClient, type TicketsClient, type WebhooksClient } from '@partner-api/shared';
 
 export interface ServiceClients {
-  inventory: ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
-  orders: ServiceClient<(typeof gen.orders.OrdersService)['method']>;
-  tickets: ServiceClient<(typeof gen.tickets.TicketsService)['method']>;
-  webhooks: ServiceClient<(typeof gen.webhooks.WebhooksService)['method']>;
+  inventory: InventoryClient;
+  orders: OrdersClient;
+  tickets: TicketsClient;
+  webhooks: WebhooksClient;
 }
 
 export type BackendAddresses = Record<keyof ServiceClients, string>;

@@ -8,13 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { ApiError, CallShed, deadlinePassed, formatCents, formatTimestamp, type gen, isDryRun, isUuid, notFound, parseCents, ServiceUnanswered, withoutDeadline, type Logger, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { ApiError, CallShed, deadlinePassed, formatCents, formatTimestamp, type gen, isDryRun, isUuid, notFound, parseCents, ServiceUnanswered, withoutDeadline, type InventoryClient, type Logger, type RequestContext } from '@partner-api/shared';
 import type { CheckoutRepository, CouponRow, SessionRow } from '../storage/checkout-repository';
 import { API_CHANNEL, type ChannelOfSession } from './sales-channels';
 import { platformContext } from './fulfilment';
 import { totalsFor, type CouponTerms } from './totals';
 
-type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
 type CreateRequest = MessageShape<typeof gen.orders.CreateCheckoutSessionRequestSchema>;
 export type SessionInit = MessageInitShape<typeof gen.orders.CheckoutSessionSchema>;
 

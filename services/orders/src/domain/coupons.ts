@@ -1,9 +1,8 @@
 /** Coupon administration (partnerctl): percent or fixed-amount codes per event. */
 import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { ApiError, formatCents, formatOptionalTimestamp, parseCents, type gen, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { ApiError, formatCents, formatOptionalTimestamp, parseCents, type gen, type InventoryClient, type RequestContext } from '@partner-api/shared';
 import type { CheckoutRepository } from '../storage/checkout-repository';
 
-type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
 type CouponInput = MessageShape<typeof gen.orders.CouponSchema>;
 type CouponInit = MessageInitShape<typeof gen.orders.CouponSchema>;
 

@@ -17,18 +17,19 @@ import {
   gen,
   inTransaction,
   toApiJson,
+  type InventoryClient,
   type Logger,
   type Pool,
   type RequestContext,
-  type ServiceClient,
+  type TicketsClient,
 } from '@partner-api/shared';
 import type { CheckoutRepository, SessionRow } from '../storage/checkout-repository';
 import type { AttemptRow, OrderRepository } from '../storage/order-repository';
 import { orderView, type TicketInit } from './order-view';
 import type { PaymentProvider } from './payment-provider';
 
-export type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
-export type TicketsClient = ServiceClient<(typeof gen.tickets.TicketsService)['method']>;
+// The orders modules that call inventory and tickets take their client types from here.
+export type { InventoryClient, TicketsClient };
 
 export type FulfilmentResult = { state: 'completed'; orderId: string } | { state: 'unavailable'; reason: string };
 

@@ -28,10 +28,10 @@ import {
   inTransaction,
   isDryRun,
   toApiJson,
+  type InventoryClient,
   type Logger,
   type Pool,
   type RequestContext,
-  type ServiceClient,
 } from '@partner-api/shared';
 import type { CompRepository } from '../storage/comp-repository';
 import type { NewTicket, TicketRepository } from '../storage/ticket-repository';
@@ -41,7 +41,7 @@ import { newBarcode } from './tickets';
 
 type IssueCompRequest = MessageShape<typeof gen.tickets.IssueCompTicketsRequestSchema>;
 export type CompBatchInit = MessageInitShape<typeof gen.tickets.CompTicketBatchSchema>;
-export type CompInventory = Pick<ServiceClient<(typeof gen.inventory.InventoryService)['method']>, 'takeCompStock' | 'returnStock'>;
+export type CompInventory = Pick<InventoryClient, 'takeCompStock' | 'returnStock'>;
 
 export class CompTickets {
   constructor(

@@ -9,9 +9,9 @@
  * found at once. An event belongs to its organisation for good; only a slug
  * renamed within the window can still resolve to its event for that long.
  */
-import type { gen, RequestContext, ServiceClient } from '@partner-api/shared';
+import type { InventoryClient, RequestContext } from '@partner-api/shared';
 
-export type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
+export type { InventoryClient };
 
 /** Enough for every event scanning at once; the oldest entry goes first. */
 const MAX_ENTRIES = 10_000;

@@ -8,12 +8,12 @@
  * unreachable inventory left owed (D232, D233).
  */
 import type { MessageShape } from '@bufbuild/protobuf';
-import { ApiError, inTransaction, notFound, type gen, type Logger, type Pool, type RequestContext, type ServiceClient } from '@partner-api/shared';
+import { ApiError, inTransaction, notFound, type gen, type InventoryClient, type Logger, type Pool, type RequestContext } from '@partner-api/shared';
 import type { TicketRepository, TicketRow } from '../storage/ticket-repository';
 import { ticketView, type TicketInit } from './ticket-view';
 
 type VoidRequest = MessageShape<typeof gen.tickets.VoidTicketRequestSchema>;
-export type VoidInventory = Pick<ServiceClient<(typeof gen.inventory.InventoryService)['method']>, 'restockRefund'>;
+export type VoidInventory = Pick<InventoryClient, 'restockRefund'>;
 
 export const MAX_VOID_REASON_LENGTH = 500;
 
