@@ -23,6 +23,7 @@ export * from './write-batches';
 export * from './turn-reads';
 export * from './uuid';
 export * from './service-clients';
+export * from './customer';
 export * from './ticket-codes';
 export { pageSecurityHeaders } from './web/page-security';
 export { AddressLimitCounts } from './web/address-limit-counts';

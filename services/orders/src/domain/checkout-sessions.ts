@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { ApiError, CallShed, deadlinePassed, formatCents, formatTimestamp, type gen, isDryRun, isUuid, notFound, parseCents, ServiceUnanswered, withoutDeadline, type InventoryClient, type Logger, type RequestContext } from '@partner-api/shared';
+import { ApiError, CallShed, customerFields, customerMessage, deadlinePassed, formatCents, formatTimestamp, type gen, isDryRun, isUuid, notFound, parseCents, ServiceUnanswered, withoutDeadline, type InventoryClient, type Logger, type RequestContext } from '@partner-api/shared';
 import type { CheckoutRepository, CouponRow, SessionRow } from '../storage/checkout-repository';
 import { API_CHANNEL, type ChannelOfSession } from './sales-channels';
 import { platformContext } from './fulfilment';
@@ -40,10 +40,7 @@ const holdFailed = () => new ApiError('hold_failed', 'Tickets could not be held;
 const unanswered = (error: unknown) => error instanceof ServiceUnanswered || !(error instanceof ApiError) || error.httpStatus >= 500;
 
 function customerRow(request: CreateRequest): SessionRow['customer'] {
-  const customer = request.customer;
-  return customer
-    ? { email: customer.email ?? null, first_name: customer.firstName ?? null, last_name: customer.lastName ?? null, phone: customer.phone ?? null }
-    : null;
+  return request.customer ? customerFields(request.customer) : null;
 }
 
 export class CheckoutSessions {
@@ -291,14 +288,7 @@ export class CheckoutSessions {
         unitPrice: item.unit_price,
         total: item.total,
       })),
-      customer: session.customer
-        ? {
-            email: session.customer.email ?? undefined,
-            firstName: session.customer.first_name ?? undefined,
-            lastName: session.customer.last_name ?? undefined,
-            phone: session.customer.phone ?? undefined,
-          }
-        : undefined,
+      customer: session.customer ? customerMessage(session.customer) : undefined,
       orderId: session.order_id ?? undefined,
       metadata: session.metadata,
       createdAt: formatTimestamp(session.created_at),

@@ -1,6 +1,6 @@
 /** A stored order and its tickets as the API's order object. */
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { formatCents, formatTimestamp, type gen } from '@partner-api/shared';
+import { customerMessage, formatCents, formatTimestamp, type gen } from '@partner-api/shared';
 import type { OrderRow } from '../storage/order-repository';
 
 export type OrderInit = MessageInitShape<typeof gen.orders.OrderSchema>;
@@ -12,12 +12,7 @@ export function orderView(row: OrderRow, tickets: TicketInit[]): OrderInit {
     id: row.id,
     eventId: BigInt(row.event_id),
     status: row.status,
-    customer: {
-      email: row.customer.email ?? undefined,
-      firstName: row.customer.first_name ?? undefined,
-      lastName: row.customer.last_name ?? undefined,
-      phone: row.customer.phone ?? undefined,
-    },
+    customer: customerMessage(row.customer),
     currency: 'AUD',
     subtotal: formatCents(BigInt(row.subtotal_cents)),
     totalFees: formatCents(BigInt(row.total_fees_cents)),

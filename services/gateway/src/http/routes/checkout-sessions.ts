@@ -1,7 +1,7 @@
 /** Checkout sessions, served by the orders service (which holds tickets through inventory). */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { ApiError, gen, nameBasedUuid, ServiceUnanswered, toApiJson, withoutDeadline } from '@partner-api/shared';
+import { ApiError, customerMessage, gen, nameBasedUuid, ServiceUnanswered, toApiJson, withoutDeadline } from '@partner-api/shared';
 import type { AbandonedRequests } from '../abandoned-requests';
 import { clientGone } from '../middleware/request-context';
 import { canonicalJson } from '../middleware/idempotency';
@@ -142,14 +142,7 @@ export const checkoutSessionOperations = [
           quantity: item.quantity,
           poolId: item.pool_id === undefined ? undefined : BigInt(item.pool_id),
         })),
-        customer: body.customer
-          ? {
-              email: body.customer.email ?? undefined,
-              firstName: body.customer.first_name ?? undefined,
-              lastName: body.customer.last_name ?? undefined,
-              phone: body.customer.phone ?? undefined,
-            }
-          : undefined,
+        customer: body.customer ? customerMessage(body.customer) : undefined,
         couponCode: body.coupon_code,
         metadata: body.metadata ?? {},
       };
