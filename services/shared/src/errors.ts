@@ -86,6 +86,10 @@ export class ApiError extends Error {
 export const notFound = (what: string, param: string | null = 'id'): ApiError =>
   new ApiError('resource_missing', `No such ${what}.`, param);
 
+/** Stock could not be held (a checkout) or taken (a comp) for a reason other than a refusal: nothing was sold, so the same key may retry. */
+export const holdFailed = (verb: 'held' | 'taken' = 'held'): ApiError =>
+  new ApiError('hold_failed', `Tickets could not be ${verb}; retry with the same Idempotency-Key.`);
+
 /** The gRPC status an HTTP status travels as between services. */
 export function grpcStatusForHttp(httpStatus: number): GrpcStatus {
   switch (httpStatus) {

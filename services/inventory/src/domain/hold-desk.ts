@@ -32,6 +32,7 @@ import {
   formatCents,
   formatTimestamp,
   gen,
+  holdFailed,
   inTransaction,
   isDryRun,
   notFound,
@@ -149,7 +150,7 @@ export class HoldDesk {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       this.logger.error({ err: error, holdId: request.holdId }, 'holding stock failed');
-      throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
+      throw holdFailed();
     }
   }
 
@@ -193,7 +194,7 @@ export class HoldDesk {
     } catch (error) {
       this.logger.error({ err: error, holdId: request.holdId }, 'holding stock in Redis failed');
       await this.abandon(event.id, request.holdId);
-      throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
+      throw holdFailed();
     }
     if (!outcome.held && outcome.reason !== 'already_held') {
       await this.abandon(event.id, request.holdId);
@@ -358,14 +359,14 @@ export class HoldDesk {
       } catch (error) {
         this.logger.error({ err: error, holdId }, 'taking comp stock in Redis failed');
         await this.abandon(event.id, holdId);
-        throw new ApiError('hold_failed', 'Tickets could not be taken; retry with the same Idempotency-Key.');
+        throw holdFailed('taken');
       }
       if (outcome.held || outcome.reason === 'already_held') return this.finishComp(ctx, event, pools, capped, holdId, granted, take, outcome);
       await this.abandon(event.id, holdId);
       // Each short take means another sale got there first, so stock only falls between attempts;
       // a counter lost again (Redis restarting), or a pool that keeps racing, is a retry later.
       if (outcome.reason !== 'short' || attempt === MAX_COMP_TAKE_ATTEMPTS) {
-        throw new ApiError('hold_failed', 'Tickets could not be taken; retry with the same Idempotency-Key.');
+        throw holdFailed('taken');
       }
       granted = compGrant(request.quantity, outcome.available);
     }
@@ -475,7 +476,7 @@ export class HoldDesk {
       const expiresAt = new Date(this.clock().getTime() + COMP_TAKE_TTL_SECONDS * 1000);
       outcome = await this.takeFromRedis(event, capped, new Map([[capped[0]!.id, granted]]), holdId, expiresAt).catch((error: unknown) => {
         this.logger.error({ err: error, holdId }, 'taking comp stock in Redis failed');
-        throw new ApiError('hold_failed', 'Tickets could not be taken; retry with the same Idempotency-Key.');
+        throw holdFailed('taken');
       });
       if (!outcome.held && outcome.reason !== 'already_held') {
         await this.abandon(event.id, holdId);
@@ -501,7 +502,7 @@ export class HoldDesk {
       return await this.stock.availability(capped);
     } catch (error) {
       this.logger.error({ err: error }, 'reading stock from Redis failed');
-      throw new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
+      throw holdFailed();
     }
   }
 

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { ApiError, CallShed, customerFields, customerMessage, deadlinePassed, formatCents, formatTimestamp, type gen, isDryRun, isUuid, notFound, parseCents, ServiceUnanswered, withoutDeadline, type InventoryClient, type Logger, type RequestContext } from '@partner-api/shared';
+import { ApiError, CallShed, customerFields, customerMessage, deadlinePassed, formatCents, formatTimestamp, type gen, holdFailed, isDryRun, isUuid, notFound, parseCents, ServiceUnanswered, withoutDeadline, type InventoryClient, type Logger, type RequestContext } from '@partner-api/shared';
 import type { CheckoutRepository, CouponRow, SessionRow } from '../storage/checkout-repository';
 import { API_CHANNEL, type ChannelOfSession } from './sales-channels';
 import { platformContext } from './fulfilment';
@@ -34,7 +34,6 @@ function usableCoupon(coupon: CouponRow | undefined, now: Date): CouponTerms {
 /** How long a hold or release call may take; pending sessions are swept well after this. */
 export const HOLD_DEADLINE_MS = 5_000;
 
-const holdFailed = () => new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.');
 
 /** Inventory down, its answer lost, or its own hold_failed/internal_error: the hold's fate is unknown. */
 const unanswered = (error: unknown) => error instanceof ServiceUnanswered || !(error instanceof ApiError) || error.httpStatus >= 500;

@@ -1,7 +1,7 @@
 /** Checkout sessions, served by the orders service (which holds tickets through inventory). */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { ApiError, customerMessage, gen, nameBasedUuid, ServiceUnanswered, toApiJson, withoutDeadline } from '@partner-api/shared';
+import { ApiError, customerMessage, gen, holdFailed, nameBasedUuid, ServiceUnanswered, toApiJson, withoutDeadline } from '@partner-api/shared';
 import type { AbandonedRequests } from '../abandoned-requests';
 import { clientGone } from '../middleware/request-context';
 import { canonicalJson } from '../middleware/idempotency';
@@ -119,7 +119,7 @@ export const checkoutSessionOperations = [
     operationId: 'createCheckoutSession',
     critical: true,
     // Any failure that is not a refusal, the gateway's own Redis included: nothing was sold, and a retry with the same key is safe.
-    failure: new ApiError('hold_failed', 'Tickets could not be held; retry with the same Idempotency-Key.'),
+    failure: holdFailed(),
     tag: 'Checkout sessions',
     summary: 'Create a checkout session',
     description: 'Live keys hold the tickets for about 15 minutes; test keys validate and price in full but hold nothing.',
