@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser pdf-tools pass-certs test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims bench-retention bench-overload clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser pdf-tools pass-certs test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s test-k8s-upgrade bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims bench-retention bench-overload clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -152,6 +152,9 @@ k8s-tools: ## build helm, the Kubernetes control plane and node, and CoreDNS onc
 test-k8s: build ## the chart on a real kube-apiserver for every values file, its pods running on a node, the image run as the chart runs it
 	deploy/k8s/test.sh
 	image=$$(deploy/docker/image.sh) && deploy/k8s/pods.sh "$$image" && deploy/docker/smoke.sh "$$image"
+
+test-k8s-upgrade: build ## under partner traffic on the one-node cluster: an upgrade from the previous release, a rolling upgrade and a rollback, none failing a request (docs/deploy.md)
+	deploy/k8s/upgrade.sh "$$(deploy/docker/image.sh)"
 
 test: lint typecheck test-unit test-integration test-kafka-cluster test-containers test-e2e test-contract test-redis-cluster test-e2e-redis-cluster chart-check test-k8s ## the whole suite (what CI runs)
 	@node .ci/test-summary.js $(DATA)/test-results
