@@ -11,6 +11,7 @@ import { registerMigrate } from './commands/migrate';
 import { registerOrders } from './commands/orders';
 import { registerOrganisations } from './commands/organisations';
 import { registerTickets } from './commands/tickets';
+import { registerWaitingRooms } from './commands/waiting-rooms';
 import { registerWaitlists } from './commands/waitlists';
 import { registerWebhooks } from './commands/webhooks';
 
@@ -26,6 +27,7 @@ registerChannels(program);
 registerTickets(program);
 registerOrders(program);
 registerWaitlists(program);
+registerWaitingRooms(program);
 registerWebhooks(program);
 registerListen(program);
 void program.parseAsync(process.argv);

@@ -14,7 +14,9 @@
  * stand in a random order, ahead of everyone after them, who stand first
  * come first served. Ranks never change (admitted visitors stay in the
  * set), so "admitted" is a boundary in the queue: every rank below
- * base_count + rate × (seconds since base_ms) has had its turn.
+ * base_count + rate × (seconds since base_ms) has had its turn. Turns
+ * nobody was in line for are not saved up: a visit that finds the boundary
+ * past the end of the line moves it back there (one turn ahead).
  */
 import { defineScript, type RedisClient } from '@partner-api/shared';
 
@@ -81,14 +83,23 @@ local now = now_ms()
 local opens = tonumber(s[2])
 local visitor = ARGV[1]
 local rank = redis.call('ZRANK', KEYS[2], visitor)
-if not rank then
-  local score
-  if now < opens then score = ARGV[2] else score = 1 + redis.call('INCR', KEYS[3]) end
-  redis.call('ZADD', KEYS[2], score, visitor)
-  if now >= opens then rank = redis.call('ZRANK', KEYS[2], visitor) end
+if now < opens then
+  if not rank then redis.call('ZADD', KEYS[2], ARGV[2], visitor) end
+  return {'before_opening', opens - now}
 end
-if now < opens then return {'before_opening', opens - now} end
 local boundary, rate = boundary_of(s, now, tonumber(ARGV[3]))
+local size = redis.call('ZCARD', KEYS[2])
+if boundary > size then
+  -- Turns nobody was there to take are not saved up: the boundary restarts at the end of the line, one turn ahead.
+  s[4] = size
+  s[5] = now - math.ceil(1000 / rate)
+  redis.call('HSET', KEYS[1], 'base_count', s[4], 'base_ms', s[5])
+  boundary = boundary_of(s, now, tonumber(ARGV[3]))
+end
+if not rank then
+  redis.call('ZADD', KEYS[2], 1 + redis.call('INCR', KEYS[3]), visitor)
+  rank = size
+end
 if rank >= boundary then return {'waiting', rank - boundary + 1, tostring(rate)} end
 local admitted_at = redis.call('ZSCORE', KEYS[4], visitor)
 if admitted_at then return {'admitted', admitted_at, 1} end
@@ -113,14 +124,14 @@ return 1`;
 /**
  * Writes the settings. A rate change on an open queue keeps the boundary
  * where it is and counts on from now, so nobody's turn jumps.
- * KEYS: settings. ARGV: enabled, opens_at_ms, rate, automatic rate.
+ * KEYS: settings, queue. ARGV: enabled, opens_at_ms, rate, automatic rate.
  */
 const CONFIGURE = `${BOUNDARY}
 local s = redis.call('HMGET', KEYS[1], 'enabled', 'opens_at_ms', 'rate', 'base_count', 'base_ms')
 local now = now_ms()
 local base_count, base_ms = 0, tonumber(ARGV[2])
 if s[1] == '1' and tonumber(s[2]) and now >= tonumber(s[2]) then
-  base_count = boundary_of(s, now, tonumber(ARGV[4]))
+  base_count = math.min(boundary_of(s, now, tonumber(ARGV[4])), redis.call('ZCARD', KEYS[2]))
   base_ms = math.max(now, tonumber(ARGV[2]))
 end
 redis.call('HSET', KEYS[1], 'enabled', ARGV[1], 'opens_at_ms', ARGV[2], 'rate', ARGV[3], 'base_count', base_count, 'base_ms', base_ms)
@@ -155,7 +166,7 @@ export class WaitingRoomStore {
   ) {
     defineScript(redis, 'waitingRoomVisit', VISIT, 5);
     defineScript(redis, 'waitingRoomRejoin', REJOIN, 4);
-    defineScript(redis, 'waitingRoomConfigure', CONFIGURE, 1);
+    defineScript(redis, 'waitingRoomConfigure', CONFIGURE, 2);
     defineScript(redis, 'waitingRoomStats', STATS, 4);
   }
 
@@ -178,7 +189,7 @@ export class WaitingRoomStore {
 
   async configure(room: RoomKey, settings: StoredSettings, automaticRate: number): Promise<void> {
     const keys = this.keysOf(room);
-    await this.scripts.waitingRoomConfigure(keys.settings, settings.enabled ? '1' : '0', settings.opensAtMs, settings.rate, automaticRate);
+    await this.scripts.waitingRoomConfigure(keys.settings, keys.queue, settings.enabled ? '1' : '0', settings.opensAtMs, settings.rate, automaticRate);
   }
 
   /** One round trip: joins the visitor when new, and admits them when their turn has come. */
