@@ -7,13 +7,11 @@
 import { create, type MessageShape } from '@bufbuild/protobuf';
 import {
   ApiError,
-  appendToOutbox,
-  buildEvent,
+  emitEvent,
   gen,
   inTransaction,
   notFound,
   parseCents,
-  toApiJson,
   type EventType,
   type Logger,
   type Pool,
@@ -122,9 +120,7 @@ export class CatalogAdmin {
   }
 
   private async emit(client: PoolClient, ctx: RequestContext, type: EventType, view: EventInit, extra = {}): Promise<void> {
-    const object = toApiJson(gen.inventory.EventSchema, create(gen.inventory.EventSchema, view));
-    const event = buildEvent(type, { organisationId: ctx.organisationId, livemode: true }, object, extra);
-    await appendToOutbox(client, event, `event:${view.id}`);
+    await emitEvent(client, { type, organisationId: ctx.organisationId, schema: gen.inventory.EventSchema, view, partitionKey: `event:${view.id}`, extra });
   }
 
   private async lockedEvent(client: PoolClient, ctx: RequestContext, idOrSlug: string): Promise<EventRow> {

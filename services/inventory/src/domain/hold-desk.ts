@@ -24,11 +24,9 @@
  * sale back into a live hold in PostgreSQL, writes the hold's record back
  * into Redis and releases it like any hold.
  */
-import { create } from '@bufbuild/protobuf';
 import {
   ApiError,
-  appendToOutbox,
-  buildEvent,
+  emitEvent,
   formatCents,
   formatTimestamp,
   gen,
@@ -36,7 +34,6 @@ import {
   inTransaction,
   isDryRun,
   notFound,
-  toApiJson,
   type Logger,
   type Pool,
   type RequestContext,
@@ -563,13 +560,13 @@ export class HoldDesk {
   /** ticket_type.low_inventory for each type of a pool that crossed its threshold; event.sold_out when nothing is left. */
   private async announceCrossings(ctx: RequestContext, event: EventRow, pools: PoolRow[], outcome: Extract<HoldOutcome, { held: true }>): Promise<void> {
     const types = await this.catalog.ticketTypeViews(event);
-    const scope = { organisationId: ctx.organisationId, livemode: true };
+    const organisationId = ctx.organisationId;
     await inTransaction(this.pool, async (client) => {
       for (const poolId of outcome.lowStock) {
         const pool = pools.find((p) => p.id === poolId)!;
         for (const type of types.filter((view) => String(view.poolId) === poolId)) {
-          const object = toApiJson(gen.inventory.TicketTypeSchema, create(gen.inventory.TicketTypeSchema, type));
-          await appendToOutbox(client, buildEvent('ticket_type.low_inventory', scope, object, { threshold: lowStockThreshold(pool.capacity!) }), `event:${event.id}`);
+          const extra = { threshold: lowStockThreshold(pool.capacity!) };
+          await emitEvent(client, { type: 'ticket_type.low_inventory', organisationId, schema: gen.inventory.TicketTypeSchema, view: type, partitionKey: `event:${event.id}`, extra });
         }
       }
       if (outcome.soldOut.length > 0) {
@@ -577,8 +574,7 @@ export class HoldDesk {
         if (view?.soldOut) {
           // Selling out changes the event object (`sold_out`): polling partners see it by `updated_since` too.
           view.updatedAt = formatTimestamp(await new CatalogRepository(client).touchEvent(event.id));
-          const object = toApiJson(gen.inventory.EventSchema, create(gen.inventory.EventSchema, view));
-          await appendToOutbox(client, buildEvent('event.sold_out', scope, object), `event:${event.id}`);
+          await emitEvent(client, { type: 'event.sold_out', organisationId, schema: gen.inventory.EventSchema, view, partitionKey: `event:${event.id}` });
         }
       }
     });

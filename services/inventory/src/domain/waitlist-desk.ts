@@ -24,17 +24,15 @@
  * dying between 2 and 3 leaves untaken offers that the next pass takes, and
  * whose tickets the reserve still has.
  */
-import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   ApiError,
-  appendToOutbox,
-  buildEvent,
+  emitEvent,
   formatTimestamp,
   gen,
   inTransaction,
   isUuid,
   notFound,
-  toApiJson,
   type Logger,
   type Pool,
   type RequestContext,
@@ -187,11 +185,13 @@ export class WaitlistDesk {
       const expiresAt = new Date(this.clock().getTime() + this.options.offerTtlSeconds * 1000);
       await WaitlistEntries.offer(client, organisationId, eventId, poolId, offers, expiresAt);
       const releasedCount = offers.reduce((sum, offer) => sum + offer.quantity, 0);
-      const object = toApiJson(
-        gen.inventory.WaitlistReleaseSchema,
-        create(gen.inventory.WaitlistReleaseSchema, { object: 'waitlist_release', eventId: BigInt(eventId), poolId: BigInt(poolId), releasedCount: BigInt(releasedCount) }),
-      );
-      await appendToOutbox(client, buildEvent('waitlist.released', { organisationId: Number(organisationId), livemode: true }, object), `event:${eventId}`);
+      await emitEvent(client, {
+        type: 'waitlist.released',
+        organisationId: Number(organisationId),
+        schema: gen.inventory.WaitlistReleaseSchema,
+        view: { object: 'waitlist_release', eventId: BigInt(eventId), poolId: BigInt(poolId), releasedCount: BigInt(releasedCount) },
+        partitionKey: `event:${eventId}`,
+      });
       return releasedCount;
     });
   }

@@ -9,14 +9,11 @@
  * 3. one transaction stores the order, completes the session, counts the
  *    coupon use and writes `order.completed` to the outbox.
  */
-import { create } from '@bufbuild/protobuf';
 import {
   ApiError,
-  appendToOutbox,
-  buildEvent,
+  emitEvent,
   gen,
   inTransaction,
-  toApiJson,
   type InventoryClient,
   type Logger,
   type Pool,
@@ -160,8 +157,7 @@ export class OrderFulfilment {
       if (!created) return;
       if (current.coupon_id) await this.sessions.countCouponUse(client, current.coupon_id);
       const order = (await this.orders.findById(current.id, client))!;
-      const object = toApiJson(gen.orders.OrderSchema, create(gen.orders.OrderSchema, orderView(order, tickets)));
-      await appendToOutbox(client, buildEvent('order.completed', { organisationId: Number(order.organisation_id), livemode: true }, object), `order:${order.id}`);
+      await emitEvent(client, { type: 'order.completed', organisationId: Number(order.organisation_id), schema: gen.orders.OrderSchema, view: orderView(order, tickets), partitionKey: `order:${order.id}` });
     });
   }
 }

@@ -15,11 +15,10 @@
  * processed, and the recovery loop runs the same steps again (D223).
  */
 import { randomUUID } from 'node:crypto';
-import { create, type MessageShape } from '@bufbuild/protobuf';
+import type { MessageShape } from '@bufbuild/protobuf';
 import {
   ApiError,
-  appendToOutbox,
-  buildEvent,
+  emitEvent,
   formatCents,
   gen,
   inTransaction,
@@ -27,7 +26,6 @@ import {
   isUuid,
   notFound,
   parseCents,
-  toApiJson,
   type Logger,
   type Pool,
   type RequestContext,
@@ -259,11 +257,14 @@ export class Refunds {
       const status = refundedStatus(tickets.map((ticket) => ({ id: String(ticket.id), status: ticket.status! })), refunded);
       await this.orders.applyRefund(client, refund.order_id, refund.amount_cents, status);
       const order = (await this.orders.findById(refund.order_id, client))!;
-      const object = toApiJson(gen.orders.OrderSchema, create(gen.orders.OrderSchema, orderView(order, tickets)));
-      const event = buildEvent('order.refunded', { organisationId: Number(order.organisation_id), livemode: true }, object, {
-        refunded_ticket_ids: refund.ticket_ids.map(Number),
+      await emitEvent(client, {
+        type: 'order.refunded',
+        organisationId: Number(order.organisation_id),
+        schema: gen.orders.OrderSchema,
+        view: orderView(order, tickets),
+        partitionKey: `order:${order.id}`,
+        extra: { refunded_ticket_ids: refund.ticket_ids.map(Number) },
       });
-      await appendToOutbox(client, event, `order:${order.id}`);
     });
   }
 

@@ -6,16 +6,14 @@
  * UPDATE, so exactly one of them is the first. A test key's scan is
  * classified the same way and changes nothing.
  */
-import { create, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import {
   ApiError,
-  appendToOutbox,
-  buildEvent,
+  emitEvent,
   gen,
   inTransaction,
   isDryRun,
   notFound,
-  toApiJson,
   type Pool,
   type RequestContext,
 } from '@partner-api/shared';
@@ -49,8 +47,7 @@ export class CheckIns {
     const checkedIn = await inTransaction(this.pool, async (client) => {
       const row = await this.repository.markCheckedIn(client, ticket.id);
       if (row) {
-        const object = toApiJson(gen.tickets.TicketSchema, create(gen.tickets.TicketSchema, ticketView(row)));
-        await appendToOutbox(client, buildEvent('ticket.checked_in', { organisationId: ctx.organisationId, livemode: true }, object), `ticket:${row.id}`);
+        await emitEvent(client, { type: 'ticket.checked_in', organisationId: ctx.organisationId, schema: gen.tickets.TicketSchema, view: ticketView(row), partitionKey: `ticket:${row.id}` });
       }
       return row;
     });

@@ -19,15 +19,13 @@
  * still `taking`, so a batch whose stock was given back never issues.
  * A test key validates in full and issues, takes and emails nothing (D59).
  */
-import { create, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import {
   ApiError,
-  appendToOutbox,
-  buildEvent,
+  emitEvent,
   gen,
   inTransaction,
   isDryRun,
-  toApiJson,
   type InventoryClient,
   type Logger,
   type Pool,
@@ -164,10 +162,8 @@ export class CompTickets {
       // Given back meanwhile (the recovery loop found it stale): these tickets no longer have stock.
       if (batch?.state !== 'taking') throw new ApiError('internal_error', 'An internal error occurred.');
       const rows = await this.tickets.insertMany(client, planned);
-      const scope = { organisationId: ctx.organisationId, livemode: true };
       for (const row of rows) {
-        const object = toApiJson(gen.tickets.TicketSchema, create(gen.tickets.TicketSchema, ticketView(row)));
-        await appendToOutbox(client, buildEvent('ticket.issued', scope, object), `ticket:${row.id}`);
+        await emitEvent(client, { type: 'ticket.issued', organisationId: ctx.organisationId, schema: gen.tickets.TicketSchema, view: ticketView(row), partitionKey: `ticket:${row.id}` });
       }
       await this.comps.queueEmails(client, rows, { title: taken.eventTitle, startsAt: taken.eventStartsAt });
       await this.comps.markIssued(client, batchId, failed);

@@ -4,11 +4,10 @@
  * event per ticket in the same transaction; any repeat (a retried payment
  * completion, a second orders process) gets the same tickets back.
  */
-import { create, type MessageShape } from '@bufbuild/protobuf';
+import type { MessageShape } from '@bufbuild/protobuf';
 import {
   ApiError,
-  appendToOutbox,
-  buildEvent,
+  emitEvent,
   gen,
   inTransaction,
   isDryRun,
@@ -16,7 +15,6 @@ import {
   notFound,
   parseCents,
   randomBase62,
-  toApiJson,
   type Pool,
   type RequestContext,
 } from '@partner-api/shared';
@@ -67,10 +65,8 @@ export class Tickets {
       const existing = await this.repository.forOrders(ctx.organisationId, [request.orderId], client);
       if (existing.length > 0) return existing;
       const issued = await this.repository.insertMany(client, planned);
-      const scope = { organisationId: ctx.organisationId, livemode: true };
       for (const row of issued) {
-        const object = toApiJson(gen.tickets.TicketSchema, create(gen.tickets.TicketSchema, ticketView(row)));
-        await appendToOutbox(client, buildEvent('ticket.issued', scope, object), `ticket:${row.id}`);
+        await emitEvent(client, { type: 'ticket.issued', organisationId: ctx.organisationId, schema: gen.tickets.TicketSchema, view: ticketView(row), partitionKey: `ticket:${row.id}` });
       }
       return issued;
     });

@@ -8,8 +8,8 @@
  * The same transaction queues the new attendee's email (the ticket with its
  * new code) and the previous attendee's note that it moved (D413).
  */
-import { create, type MessageShape } from '@bufbuild/protobuf';
-import { ApiError, appendToOutbox, buildEvent, gen, inTransaction, notFound, toApiJson, type Pool, type RequestContext } from '@partner-api/shared';
+import type { MessageShape } from '@bufbuild/protobuf';
+import { ApiError, emitEvent, gen, inTransaction, notFound, type Pool, type RequestContext } from '@partner-api/shared';
 import type { MailRepository } from '../storage/mail-repository';
 import type { TicketRepository, TicketRow, TransferredAttendee } from '../storage/ticket-repository';
 import { MAX_NAME_LENGTH } from './comp-rules';
@@ -77,13 +77,15 @@ export class Transfers {
       if (!ticket) throw notFound('ticket');
       if (transferVerdict(ticket, to) === 'unchanged') return ticket;
       const moved = await this.repository.transfer(client, ticket.id, to, newBarcode());
-      const object = toApiJson(gen.tickets.TicketSchema, create(gen.tickets.TicketSchema, ticketView(moved)));
-      await appendToOutbox(
-        client,
+      await emitEvent(client, {
+        type: 'ticket.transferred',
+        organisationId: ctx.organisationId,
+        schema: gen.tickets.TicketSchema,
+        view: ticketView(moved),
+        partitionKey: `ticket:${moved.id}`,
         // The spec types it as a string: a ticket issued without an email hands on an empty one.
-        buildEvent('ticket.transferred', { organisationId: ctx.organisationId, livemode: true }, object, { previous_attendee_email: ticket.attendee_email ?? '' }),
-        `ticket:${moved.id}`,
-      );
+        extra: { previous_attendee_email: ticket.attendee_email ?? '' },
+      });
       const dedupe = `transfer:${moved.id}:${moved.barcode}`;
       await this.mails.queue(
         { organisationId: ctx.organisationId, kind: 'transfer_received', dedupeKey: `${dedupe}:received`, ticketId: moved.id, barcode: moved.barcode, recipient: moved.attendee_email!, recipientName: attendeeName(moved) },
