@@ -6,6 +6,7 @@
 // would hold its tickets for nobody until it expired.
 //   DATABASE_URL=... node held-sessions.js ORGANISATION_ID RECEIVED
 'use strict';
+/* eslint-disable @typescript-eslint/no-require-imports -- a plain Node script, CommonJS like e2e/bench */
 const fs = require('node:fs');
 const { Client } = require('pg');
 

@@ -13,8 +13,11 @@
 // the sessions created (for the hold-leak check).
 //   node traffic.js BASE_URL KEY EVENT TICKET_TYPE_ID TICKET_IDS STOP [RATE]
 'use strict';
+/* eslint-disable @typescript-eslint/no-require-imports -- a plain Node script, CommonJS like e2e/bench */
+/* global fetch, AbortSignal */
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const { setInterval, clearInterval, setTimeout } = require('node:timers');
 
 const [base, key, event, ticketTypeId, ticketIdList, stopFile, rateArg] = process.argv.slice(2);
 if (!stopFile) {

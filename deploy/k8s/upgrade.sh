@@ -15,6 +15,8 @@
 # At the end no checkout session holds tickets that its buyer never
 # received (no hold leak). The last line gives the figures.
 #   deploy/k8s/upgrade.sh [IMAGE]   default: the image deploy/docker/image.sh builds
+# K8S_UPGRADE_PREVIOUS: the previous release's git revision (previous-image.sh's default
+# otherwise); K8S_UPGRADE_RATE: checkout sessions a second (100).
 # Exits non-zero on the first failure, after printing the pods and events.
 # See docs/deploy.md and docs/runbooks.md.
 set -euo pipefail
@@ -34,7 +36,7 @@ IMAGE=localhost/${IMAGE#localhost/}
 # pod template changes (another name: node.sh keeps one tag per name).
 NEXT="localhost/partner-api-next:${IMAGE##*:}"
 "$ROOT/deploy/docker/podman.sh" tag "$IMAGE" "$NEXT"
-previous=$("$HERE/previous-image.sh") || die "the previous release did not build"
+previous=$("$HERE/previous-image.sh" ${K8S_UPGRADE_PREVIOUS:+"$K8S_UPGRADE_PREVIOUS"}) || die "the previous release did not build"
 PREVIOUS=$(sed -n 1p <<<"$previous")
 PREVIOUS_CHART=$(sed -n 2p <<<"$previous")
 PREVIOUS_VALUES="$PREVIOUS_CHART/../../deploy/k8s/pods/values.yaml"
