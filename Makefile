@@ -6,7 +6,7 @@ DATA    := .data
 CLI     := node services/cli/dist/main.js
 WITH_ENV = set -a; . $(DATA)/infra.env; set +a;
 
-.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser pdf-tools pass-certs test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s test-k8s-upgrade bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims bench-retention bench-overload clean
+.PHONY: help install build lint typecheck up down infra migrate seed services test test-unit test-integration test-kafka-cluster test-containers test-e2e browser pdf-tools pass-certs test-contract test-redis-cluster test-e2e-redis-cluster chart-check image k8s-tools test-k8s test-k8s-upgrade bench-gateway bench-catalog bench-onsale bench-inventory bench-shards bench-webhooks bench-webhook-claims bench-retention bench-overload bench-waiting-room clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -186,6 +186,9 @@ bench-retention: up ## one retention pass (outbox, webhook events and attempts) 
 bench-overload: up ## checkouts offered open-loop at 0.5-10x the closed-loop capacity: served fast, turned away, timeouts, ghost holds (docs/benchmarks.md)
 	node --test e2e/bench/open-loop.test.js
 	node e2e/bench/overload.js
+
+bench-waiting-room: up ## 20,000 visitors open-loop in 10 s at a queued sale page, 5,000 before it opens: page p99, admitted/s against the set rate, order, forged passes (docs/benchmarks.md)
+	node e2e/bench/waiting-room.js
 
 clean: down ## stop everything and remove build output and local data
 	rm -rf $(DATA) services/*/dist services/shared/src/gen
