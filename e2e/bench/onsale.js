@@ -21,7 +21,8 @@ const os = require('node:os');
 const { setTimeout } = require('node:timers');
 const { Redis } = require('ioredis');
 const { createPool } = require('@partner-api/shared');
-const { HoldBook, lowStockThreshold } = require('@partner-api/inventory/dist/storage/hold-book');
+const { HoldBook } = require('@partner-api/inventory/dist/storage/hold-book');
+const { lowStockThreshold } = require('@partner-api/inventory/dist/domain/stock-alerts');
 const { HoldRecords } = require('@partner-api/inventory/dist/storage/hold-records');
 const {
   aofRewrites, checkoutBody, cpuByProcess, createSessions, freePort, loadEnv, loopbackOnly, httpLoad, steadyLoad, mergedLatency, lateAnswers, loopLoad, redisSettled, releaseHolds, removeRunRows,

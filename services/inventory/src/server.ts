@@ -5,9 +5,13 @@ import { Catalog } from './domain/catalog';
 import { CatalogAdmin } from './domain/catalog-admin';
 import { CatalogClock } from './domain/catalog-clock';
 import { CheckoutCatalog } from './domain/checkout-catalog';
+import { CompStock } from './domain/comp-stock';
 import { HoldDesk } from './domain/hold-desk';
+import { RefundRestocks } from './domain/refund-restocks';
+import { StockAlerts } from './domain/stock-alerts';
 import { HoldBook } from './storage/hold-book';
 import { HoldRecords } from './storage/hold-records';
+import { HoldRepository } from './storage/hold-repository';
 import { inventoryHandlers } from './grpc/handlers';
 import { InventoryMetrics } from './metrics';
 import { CatalogRepository } from './storage/catalog-repository';
@@ -38,13 +42,19 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   const catalog = new Catalog(repository, stock, versions, { publicSiteUrl: config.PUBLIC_SITE_URL });
   const checkoutCatalog = new CheckoutCatalog(repository, versions);
   const admin = new CatalogAdmin(pool, catalog, stock, checkoutCatalog, runtime.logger);
-  const holds = new HoldDesk(pool, repository, stock, book, catalog, checkoutCatalog, new HoldRecords(pool), runtime.logger);
+  const holdRepository = new HoldRepository(pool);
+  const holds = new HoldDesk(pool, holdRepository, repository, stock, book, catalog, checkoutCatalog, new HoldRecords(pool), new StockAlerts(pool, catalog), runtime.logger);
+  const desks = {
+    holds,
+    comps: new CompStock(pool, holds, holdRepository, repository, book, runtime.logger),
+    restocks: new RefundRestocks(pool, holds, holdRepository, book),
+  };
   const waitlists = new WaitlistDesk(pool, repository, stock, new WaitlistStock(redis, gate), catalog, runtime.logger, { offerTtlSeconds: config.WAITLIST_OFFER_TTL_SECONDS });
   const metrics = new InventoryMetrics(runtime.metrics, gate, new HotPools(pool, redis, gate, config.METRICS_HOT_POOLS));
   // Serve once Redis is verified; if it is down, start anyway (not ready) and open when it is back.
   await gate.whenOpen(config.REDIS_VERIFY_TIMEOUT_MS).catch((error: unknown) => runtime.logger.warn({ err: error }, 'starting before redis is available'));
   // The listed methods finish or give back admitted work, so the call gate never sheds them (D449).
-  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, holds, waitlists, metrics), config.GRPC_PORT, [
+  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, desks, waitlists, metrics), config.GRPC_PORT, [
     'releaseHold',
     'commitHold',
     'returnStock',

@@ -1,5 +1,6 @@
 import { randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
-import { HoldBook, lowStockThreshold, type HoldOutcome } from '../src/storage/hold-book';
+import { lowStockThreshold } from '../src/domain/stock-alerts';
+import { HoldBook, type HoldOutcome } from '../src/storage/hold-book';
 import { availabilityKey } from '../src/storage/stock-keys';
 
 let redis: RedisClient;

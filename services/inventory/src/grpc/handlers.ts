@@ -2,13 +2,23 @@
 import type { gen, ServiceHandlers } from '@partner-api/shared';
 import type { Catalog } from '../domain/catalog';
 import type { CatalogAdmin } from '../domain/catalog-admin';
+import type { CompStock } from '../domain/comp-stock';
 import type { HoldDesk } from '../domain/hold-desk';
+import type { RefundRestocks } from '../domain/refund-restocks';
 import type { WaitlistDesk } from '../domain/waitlist-desk';
 import type { InventoryMetrics } from '../metrics';
 
 type InventoryMethods = (typeof gen.inventory.InventoryService)['method'];
 
-export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: HoldDesk, waitlists: WaitlistDesk, metrics: InventoryMetrics): Partial<ServiceHandlers<InventoryMethods>> {
+/** What moves stock: checkout holds, comp takes and refund give-backs. */
+export interface StockDesks {
+  holds: HoldDesk;
+  comps: CompStock;
+  restocks: RefundRestocks;
+}
+
+export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, stock: StockDesks, waitlists: WaitlistDesk, metrics: InventoryMetrics): Partial<ServiceHandlers<InventoryMethods>> {
+  const { holds, comps, restocks } = stock;
   return {
     getEvent: (request, ctx) => catalog.getEvent(ctx, request.idOrSlug),
     listEvents: async (request, ctx) => {
@@ -42,16 +52,16 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, holds: 
     releaseHold: async (request) => ({ released: await holds.release(request.holdId) }),
     commitHold: async (request) => ({ committed: await holds.commit(request.holdId) }),
     takeCompStock: (request, ctx) =>
-      holds.takeComp(ctx, {
+      comps.take(ctx, {
         batchId: request.batchId,
         eventIdOrSlug: request.eventIdOrSlug,
         ticketTypeId: request.ticketTypeId.toString(),
         poolId: request.poolId === undefined ? undefined : request.poolId.toString(),
         quantity: request.quantity,
       }),
-    returnStock: async (request, ctx) => ({ returned: await holds.returnComp(ctx, request.batchId) }),
+    returnStock: async (request, ctx) => ({ returned: await comps.giveBack(ctx, request.batchId) }),
     restockRefund: async (request, ctx) => ({
-      returned: await holds.restockRefund(
+      returned: await restocks.restock(
         ctx,
         request.refundId,
         request.eventId.toString(),

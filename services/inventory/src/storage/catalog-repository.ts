@@ -351,6 +351,16 @@ export class CatalogRepository {
   }
 
   /** The holds among `ids` that are no longer live, and how they ended. */
+  /** Of `poolIds`, those of the organisation's event that have a capacity. */
+  async cappedPoolIds(organisationId: number, eventId: string, poolIds: string[]): Promise<string[]> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT p.id FROM pools p JOIN events e ON e.id = p.event_id
+       WHERE e.id = $1 AND e.organisation_id = $2 AND p.capacity IS NOT NULL AND p.id = ANY($3::bigint[])`,
+      [eventId, organisationId, poolIds],
+    );
+    return rows.map((row) => row.id);
+  }
+
   async settledHolds(ids: string[]): Promise<SettledHold[]> {
     if (ids.length === 0) return [];
     const { rows } = await this.pool.query<{ id: string; event_id: string; state: 'released' | 'committed' }>(

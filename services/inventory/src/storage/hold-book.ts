@@ -140,7 +140,7 @@ export interface RestoredHold {
 export interface PoolQuantity {
   poolId: string;
   quantity: number;
-  /** Low-stock threshold of the pool (see lowStockThreshold). */
+  /** Low-stock threshold of the pool (the domain's lowStockThreshold). */
   threshold: number;
 }
 
@@ -149,9 +149,6 @@ export type HoldOutcome =
   | { held: false; reason: 'already_held' }
   | { held: false; reason: 'short'; poolId: string; available: number }
   | { held: false; reason: 'unknown_pool'; poolId: string };
-
-/** 10% of the pool's capacity, and at least 5 (the spec's low-stock rule). */
-export const lowStockThreshold = (capacity: number) => Math.max(5, Math.ceil(capacity / 10));
 
 export const holdKey = (eventId: string, holdId: string) => `{ev:${eventId}}:hold:${holdId}`;
 export const expiryKey = (eventId: string) => `{ev:${eventId}}:holds`;
