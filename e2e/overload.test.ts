@@ -52,7 +52,7 @@ describe('a gateway driven past a small admission limit', () => {
     gateway = await startServiceProcess(
       'gateway',
       {
-        HTTP_PORT: String(port), OPS_PORT: String(opsPort),
+        HTTP_PORT: String(port), OPS_PORT: String(opsPort), GRPC_PORT: '0',
         ADMISSION_INITIAL_LIMIT: '2', ADMISSION_MIN_LIMIT: '2', ADMISSION_MAX_LIMIT: '2', ADMISSION_MAX_WAIT_MS: '0', ADMISSION_CRITICAL_RESERVE: '0.5',
       },
       { logName: 'overload-gateway' },

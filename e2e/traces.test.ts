@@ -21,7 +21,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { Pool } from 'pg';
 import { Redis } from 'ioredis';
 import { createPool, createServiceClient, gen, randomBase62 } from '@partner-api/shared';
-import { KeyAdmin, KeyAdmission, KeyRepository } from '@partner-api/gateway';
+import { KeyAdmin, KeyAdmission, KeyRepository, Organisations } from '@partner-api/gateway';
 import { api, env } from './support/api';
 import { operatorContext, type InventoryClient } from './support/operator';
 import { OtlpReceiver, SpanKind, type ReceivedSpan } from './support/otlp-receiver';
@@ -101,8 +101,9 @@ async function newOrganisation(scopes: string[]): Promise<{ id: number; key: str
   const pool = createPool({ url: databaseUrl, schema: 'gateway', max: 2 });
   const redis = new Redis(redisUrl);
   try {
-    const admin = new KeyAdmin(new KeyRepository(pool), { pool, notifier: new KeyAdmission(redis) });
-    const organisation = await admin.createOrganisation('Traces Org', `traces-${suffix}`);
+    const repository = new KeyRepository(pool);
+    const admin = new KeyAdmin(repository, { pool, notifier: new KeyAdmission(redis) });
+    const organisation = await new Organisations(repository).create('Traces Org', `traces-${suffix}`);
     const key = await admin.issueKey({ organisationId: organisation.id, name: 'traces', mode: 'live', scopes, rateLimit: 10_000 });
     return { id: organisation.id, key: key.secret };
   } finally {

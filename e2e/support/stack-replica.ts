@@ -79,7 +79,7 @@ export async function startStackReplica(options: StackReplicaOptions = {}): Prom
     const gateway = await startProcess(
       'gateway',
       ports.gateway.ops,
-      { HTTP_PORT: String(ports.gateway.http), ORDERS_GRPC_ADDR: ordersAddr, INVENTORY_GRPC_ADDR: inventoryAddr, ...options.env?.gateway },
+      { HTTP_PORT: String(ports.gateway.http), GRPC_PORT: '0', ORDERS_GRPC_ADDR: ordersAddr, INVENTORY_GRPC_ADDR: inventoryAddr, ...options.env?.gateway },
       timeoutMs,
     );
     started.push(gateway);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnv, databaseEnv, loadConfig, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets, trustedProxiesEnv } from '@partner-api/shared';
+import { commonEnv, databaseEnv, loadConfig, LOCAL_GRPC_PORTS, localGrpcAddress, portEnv, redisEnv, refuseDevelopmentSecrets, trustedProxiesEnv } from '@partner-api/shared';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './http/middleware/request-context';
 
 const DEVELOPMENT_CURSOR_SECRET = 'local-development-cursor-secret';
@@ -10,6 +10,8 @@ export const gatewayEnv = commonEnv
   .extend({
     OPS_PORT: portEnv(9400),
     HTTP_PORT: portEnv(4000),
+    /** Organisations and API keys for the dashboard and partnerctl (GatewayService); never exposed publicly. */
+    GRPC_PORT: portEnv(LOCAL_GRPC_PORTS.gateway),
     INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
     ORDERS_GRPC_ADDR: z.string().default(localGrpcAddress('orders')),
     TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),

@@ -1,6 +1,6 @@
 /** Starts the gateway: the public HTTP edge in front of the four services. */
 import type { AddressInfo } from 'node:net';
-import { ServiceRuntime, type Logger } from '@partner-api/shared';
+import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
 import type { GatewayConfig } from './config';
 import { createApp } from './http/app';
 import { EventStreams } from './http/event-streams';
@@ -9,7 +9,11 @@ import { feedReader } from './http/routes/event-stream';
 import { closeServiceClients, createBackendHealth, createServiceClients, type BackendAddresses } from './http/service-clients';
 import { Admission } from './domain/admission';
 import { ConcurrencyLimit } from './domain/concurrency-limit';
+import { KeyAdmin } from './domain/key-admin';
 import { KeyUsage } from './domain/key-usage';
+import { Organisations } from './domain/organisations';
+import { gatewayHandlers } from './grpc/handlers';
+import { KeyAdmission } from './storage/key-admission';
 import { KeyRepository } from './storage/key-repository';
 import { KeyUsageStore } from './storage/key-usage-store';
 import { StreamSeats } from './storage/stream-seats';
@@ -51,6 +55,11 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   }
   await backends.start();
 
+  // Organisations and keys, for the dashboard and partnerctl: the one place they are changed, telling every gateway through Redis.
+  const keyRepository = new KeyRepository(pool);
+  const keyAdmin = new KeyAdmin(keyRepository, { pool, notifier: new KeyAdmission(redis) });
+  await runtime.serveGrpc(gen.gateway.GatewayService, gatewayHandlers(new Organisations(keyRepository), keyAdmin), config.GRPC_PORT);
+
   const eventStreams = new EventStreams(feedReader(clients), new StreamSeats(redis), runtime.logger, {
     pollMs: config.EVENT_STREAM_POLL_MS,
     heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
@@ -59,7 +68,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   });
   const { app, gate } = createApp({
     logger: runtime.logger,
-    keys: new KeyRepository(pool),
+    keys: keyRepository,
     keyUsage,
     redis,
     clients,

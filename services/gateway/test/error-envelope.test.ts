@@ -45,7 +45,7 @@ describe('errors from a service reach the partner in the spec envelope', () => {
     const { loadGatewayConfig, startGateway } = await import('@partner-api/gateway');
     const { createLogger } = await import('@partner-api/shared');
     // A Redis nothing listens on (one Redis, whatever the suite runs against).
-    const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: '0', OPS_PORT: '0', REDIS_URL: 'redis://127.0.0.1:1', INVENTORY_GRPC_ADDR: '127.0.0.1:1', ORDERS_GRPC_ADDR: '127.0.0.1:1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: '0', OPS_PORT: '0', GRPC_PORT: '0', REDIS_URL: 'redis://127.0.0.1:1', INVENTORY_GRPC_ADDR: '127.0.0.1:1', ORDERS_GRPC_ADDR: '127.0.0.1:1' };
     delete env.REDIS_CLUSTER_NODES;
     const stranded = await startGateway(loadGatewayConfig(env), createLogger('stranded', 'silent'));
     try {
@@ -66,7 +66,7 @@ describe('errors from a service reach the partner in the spec envelope', () => {
     const { loadGatewayConfig, startGateway } = await import('@partner-api/gateway');
     const { createLogger } = await import('@partner-api/shared');
     const lonely = await startGateway(
-      loadGatewayConfig({ ...process.env, HTTP_PORT: '0', OPS_PORT: '0', INVENTORY_GRPC_ADDR: '127.0.0.1:1' }),
+      loadGatewayConfig({ ...process.env, HTTP_PORT: '0', OPS_PORT: '0', GRPC_PORT: '0', INVENTORY_GRPC_ADDR: '127.0.0.1:1' }),
       createLogger('lonely', 'silent'),
     );
     try {

@@ -3,9 +3,9 @@
  * (ephemeral ports, the migrated local database, Redis and Kafka) and an
  * organisation with a key, so a test can call the API over HTTP.
  */
-import { createLogger, createPool, randomBase62, type ServiceRuntime } from '@partner-api/shared';
+import { createLogger, createServiceClient, gen, operatorContext, randomBase62, type ServiceRuntime } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
-import { KeyAdmin, KeyRepository, loadGatewayConfig, startGateway } from '@partner-api/gateway';
+import { loadGatewayConfig, startGateway } from '@partner-api/gateway';
 
 export interface Harness {
   baseUrl: string;
@@ -28,16 +28,16 @@ export async function startHarness(scopes: string[] = ['events:read'], gatewayEn
     logger,
   );
 
-  const pool = createPool({ url: process.env.DATABASE_URL!, schema: 'gateway', max: 1 });
-  const admin = new KeyAdmin(new KeyRepository(pool));
+  // The organisation and its key through the gateway's own gRPC service, as partnerctl makes them.
+  const admin = createServiceClient(gen.gateway.GatewayService, `127.0.0.1:${gateway.runtime.grpcPort}`);
   const slug = `it-${randomBase62(8).toLowerCase()}`;
-  const organisation = await admin.createOrganisation('Integration Org', slug);
-  const key = await admin.issueKey({ organisationId: organisation.id, name: 'it', mode: 'live', scopes });
-  await pool.end();
+  const organisation = await admin.createOrganisation({ name: 'Integration Org', slug }, operatorContext());
+  const key = await admin.issueApiKey({ name: 'it', mode: 'live', scopes }, operatorContext(Number(organisation.id)));
+  admin.close();
 
   return {
     baseUrl: `http://127.0.0.1:${gateway.port}`,
-    organisationId: organisation.id,
+    organisationId: Number(organisation.id),
     liveKey: key.secret,
     stop: async () => {
       await gateway.runtime.stop();

@@ -14,6 +14,7 @@ import {
   IdempotencyStore,
   jsonBody,
   KeyAdmin,
+  Organisations,
   KeyAdmission,
   KeyRepository,
   KeyResolver,
@@ -37,7 +38,7 @@ beforeAll(async () => {
   pool = createPool({ url: process.env.DATABASE_URL!, schema: 'gateway', max: 2 });
   const keys = new KeyRepository(pool);
   const admin = new KeyAdmin(keys);
-  const organisation = await admin.createOrganisation('Idempotency Org', `idem-${randomBase62(8).toLowerCase()}`);
+  const organisation = await new Organisations(keys).create('Idempotency Org', `idem-${randomBase62(8).toLowerCase()}`);
   apiKey = (await admin.issueKey({ organisationId: organisation.id, name: 'a', mode: 'live', scopes: ['orders:write'], rateLimit: 100_000 })).secret;
   otherApiKey = (await admin.issueKey({ organisationId: organisation.id, name: 'b', mode: 'live', scopes: ['orders:write'], rateLimit: 100_000 })).secret;
 

@@ -16,6 +16,7 @@ import {
   KeyResolver,
   KeyUsage,
   KeyUsageStore,
+  Organisations,
   requestContext,
   routeNotFound,
 } from '@partner-api/gateway';
@@ -37,7 +38,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const newOrganisation = () => admin.createOrganisation('Key Usage Org', `usage-${randomBase62(8).toLowerCase()}`);
+const newOrganisation = () => new Organisations(new KeyRepository(pool)).create('Key Usage Org', `usage-${randomBase62(8).toLowerCase()}`);
 const listed = async (organisationId: number, keyId: number) => (await admin.listKeys(organisationId)).find((key) => key.id === keyId)!;
 
 describe('last_used_at through the authentication middleware', () => {

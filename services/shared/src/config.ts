@@ -73,7 +73,7 @@ export const kafkaEnv = z.object({
  * outgoing connection at the moment a service binds it. (Deployments set
  * their own; in Kubernetes every pod has its ports to itself.)
  */
-export const LOCAL_GRPC_PORTS = { inventory: 15051, orders: 15052, tickets: 15053, webhooks: 15054 } as const;
+export const LOCAL_GRPC_PORTS = { gateway: 15050, inventory: 15051, orders: 15052, tickets: 15053, webhooks: 15054 } as const;
 
 /** The default address of a gRPC service on this machine. */
 export const localGrpcAddress = (service: keyof typeof LOCAL_GRPC_PORTS): string => `127.0.0.1:${LOCAL_GRPC_PORTS[service]}`;

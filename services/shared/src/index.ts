@@ -1,4 +1,5 @@
 export * from './api-json';
+export * from './api-scopes';
 export * from './config';
 export * from './db';
 export * from './errors';
@@ -13,6 +14,7 @@ export * from './ops-server';
 export * from './outbox';
 export * from './version';
 export * as gen from './gen';
+export * from './gateway-keys';
 export * from './runtime';
 export * from './format';
 export * from './keyset';

@@ -5,15 +5,7 @@
 import { hash } from 'node:crypto';
 import { ApiError, randomBase62, type KeyMode } from '@partner-api/shared';
 
-export const SCOPES = [
-  'events:read',
-  'orders:read',
-  'orders:write',
-  'attendees:read',
-  'check_in:write',
-  'webhooks:manage',
-] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope } from '@partner-api/shared';
 
 export const KEY_SHAPE = /^svc_(live|test)_[0-9A-Za-z]{32}$/;
 /** The marker plus four characters: enough to tell keys apart, useless to an attacker. */

@@ -1,10 +1,17 @@
-/** Operator actions on organisations and keys (the dashboard's job, run from partnerctl). */
+/**
+ * Operator actions on keys: the one implementation of issuing, rolling,
+ * revoking and changing a key, served over gRPC to the dashboard and partnerctl.
+ */
 import { ApiError, inTransaction, type KeyMode, type Pool, type PoolClient } from '@partner-api/shared';
 import type { KeyListing, KeyRepository } from '../storage/key-repository';
-
-type LockedKey = KeyListing & { secret_hash: Buffer };
 import { displayParts, generateSecret, hashSecret, SCOPES, type Scope } from './api-keys';
 import { parseAllowlist } from './ip-allowlist';
+import { noSuchOrganisation } from './organisations';
+
+type LockedKey = KeyListing & { secret_hash: Buffer };
+
+export const MAX_KEY_NAME_LENGTH = 100;
+export const MAX_RATE_LIMIT = 1_000_000;
 
 /** Dashboard choices are now, 1 h, 24 h (default), 3 days and 7 days; any whole hour 0–168 is allowed. */
 export const MAX_GRACE_HOURS = 168;
@@ -41,6 +48,16 @@ function allowlistEntries(allowlist: string): string[] {
   }
 }
 
+/** A custom per-minute limit, or null for the mode's default. */
+function checkedRateLimit(limit: number | null): number | null {
+  if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > MAX_RATE_LIMIT)) {
+    throw new ApiError('parameter_invalid', 'The rate limit is a whole number of requests per minute (1 to 1,000,000).', 'rate_limit');
+  }
+  return limit;
+}
+
+export type KeyWithState = KeyListing & { state: KeyState };
+
 export class KeyAdmin {
   constructor(
     private readonly keys: KeyRepository,
@@ -65,9 +82,16 @@ export class KeyAdmin {
     return result;
   }
 
-  async listKeys(organisationId: number): Promise<Array<KeyListing & { state: KeyState }>> {
+  async listKeys(organisationId: number): Promise<KeyWithState[]> {
     const now = this.clock();
     return (await this.keys.listKeys(organisationId)).map((key) => ({ ...key, state: keyState(key, now) }));
+  }
+
+  /** One key with its usage (last_used_at). */
+  async getKey(organisationId: number, keyId: number): Promise<KeyWithState> {
+    const key = await this.keys.findKey(organisationId, keyId);
+    if (!key) throw new ApiError('resource_missing', 'No such API key in the organisation.', 'id');
+    return { ...key, state: keyState(key, this.clock()) };
   }
 
   /**
@@ -116,24 +140,13 @@ export class KeyAdmin {
 
   /** A custom per-minute limit, or null for the mode's default. */
   async setRateLimit(organisationId: number, keyId: number, limit: number | null): Promise<void> {
-    if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000)) {
-      throw new ApiError('parameter_invalid', 'The rate limit is a whole number of requests per minute (1 to 1,000,000).', 'rate_limit');
-    }
-    await this.update(organisationId, keyId, 'rate_limit', limit);
+    await this.update(organisationId, keyId, 'rate_limit', checkedRateLimit(limit));
   }
 
   private async update(organisationId: number, keyId: number, column: 'ip_allowlist' | 'rate_limit', value: unknown): Promise<void> {
     await this.changeKey(organisationId, keyId, async (client) => {
       await client.query(`UPDATE api_keys SET ${column} = $2 WHERE id = $1`, [keyId, value]);
     });
-  }
-
-  organisation(id: number) {
-    return this.keys.findOrganisation(id);
-  }
-
-  createOrganisation(name: string, slug: string) {
-    return this.keys.createOrganisation(name, slug);
   }
 
   async issueKey(options: {
@@ -145,24 +158,30 @@ export class KeyAdmin {
     ipAllowlist?: string;
     rateLimit?: number | null;
   }): Promise<IssuedKey> {
+    // Everything is checked before anything is written: a refused key leaves nothing behind.
+    const name = options.name.trim();
+    if (name === '' || name.length > MAX_KEY_NAME_LENGTH) throw new ApiError('parameter_invalid', `Name the key (at most ${MAX_KEY_NAME_LENGTH} characters).`, 'name');
+    if (options.mode !== 'live' && options.mode !== 'test') throw new ApiError('parameter_invalid', 'The mode is live or test.', 'mode');
     const scopes = [...new Set(options.scopes)];
     const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
     if (scopes.length === 0 || unknown.length > 0) {
       throw new ApiError('parameter_invalid', `Scopes must be a non-empty subset of: ${SCOPES.join(', ')}.`, 'scopes');
     }
     const ipAllowlist = allowlistEntries(options.ipAllowlist ?? '');
+    const rateLimit = checkedRateLimit(options.rateLimit ?? null);
+    if (!(await this.keys.findOrganisation(options.organisationId))) throw noSuchOrganisation(options.organisationId);
     const secret = generateSecret(options.mode);
     const { prefix, last4 } = displayParts(secret);
     const id = await this.keys.insertKey({
       organisationId: options.organisationId,
-      name: options.name,
+      name,
       mode: options.mode,
       secretHash: hashSecret(secret),
       prefix,
       last4,
       scopes,
       ipAllowlist,
-      rateLimit: options.rateLimit ?? null,
+      rateLimit,
     });
     return { id, secret, prefix, last4, mode: options.mode, scopes: scopes as Scope[] };
   }

@@ -38,6 +38,22 @@ interface KeyListingRow {
 /** A key as the dashboard lists it: never the secret. */
 export type KeyListing = Omit<KeyListingRow, 'id' | 'replaced_by'> & { id: number; replaced_by: number | null };
 
+export interface OrganisationRow {
+  id: number;
+  name: string;
+  slug: string;
+}
+
+type RawOrganisation = Omit<OrganisationRow, 'id'> & { id: string };
+const toOrganisation = (row: RawOrganisation): OrganisationRow => ({ id: Number(row.id), name: row.name, slug: row.slug });
+
+const LISTING_COLUMNS = 'id, name, mode, prefix, last4, scopes, ip_allowlist, rate_limit, created_at, revoked_at, expires_at, replaced_by, last_used_at';
+const toListing = <Row extends KeyListingRow>(row: Row): Omit<Row, 'id' | 'replaced_by'> & { id: number; replaced_by: number | null } => ({
+  ...row,
+  id: Number(row.id),
+  replaced_by: row.replaced_by === null ? null : Number(row.replaced_by),
+});
+
 const toStoredKey = (row: KeyRow): StoredKey => ({
   id: Number(row.id),
   organisationId: Number(row.organisation_id),
@@ -67,44 +83,53 @@ export class KeyRepository {
     return rows[0] && toStoredKey(rows[0]);
   }
 
-  async createOrganisation(name: string, slug: string): Promise<{ id: number; name: string; slug: string }> {
+  /** Undefined when the slug is taken. */
+  async createOrganisation(name: string, slug: string): Promise<OrganisationRow | undefined> {
     const { rows } = await this.pool.query<{ id: string }>(
-      'INSERT INTO organisations (name, slug) VALUES ($1, $2) RETURNING id',
+      'INSERT INTO organisations (name, slug) VALUES ($1, $2) ON CONFLICT (slug) DO NOTHING RETURNING id',
       [name, slug],
     );
-    return { id: Number(rows[0]!.id), name, slug };
+    return rows[0] && { id: Number(rows[0].id), name, slug };
   }
 
-  async findOrganisation(id: number): Promise<{ id: number; name: string; slug: string } | undefined> {
-    const { rows } = await this.pool.query<{ id: string; name: string; slug: string }>('SELECT id, name, slug FROM organisations WHERE id = $1', [id]);
-    return rows[0] && { id: Number(rows[0].id), name: rows[0].name, slug: rows[0].slug };
+  async findOrganisation(id: number): Promise<OrganisationRow | undefined> {
+    const { rows } = await this.pool.query<RawOrganisation>('SELECT id, name, slug FROM organisations WHERE id = $1', [id]);
+    return rows[0] && toOrganisation(rows[0]);
   }
 
-  async findOrganisationBySlug(slug: string): Promise<{ id: number; name: string; slug: string } | undefined> {
-    const { rows } = await this.pool.query<{ id: string; name: string; slug: string }>(
-      'SELECT id, name, slug FROM organisations WHERE slug = $1',
-      [slug],
-    );
-    return rows[0] && { id: Number(rows[0].id), name: rows[0].name, slug: rows[0].slug };
+  async findOrganisationBySlug(slug: string): Promise<OrganisationRow | undefined> {
+    const { rows } = await this.pool.query<RawOrganisation>('SELECT id, name, slug FROM organisations WHERE slug = $1', [slug]);
+    return rows[0] && toOrganisation(rows[0]);
+  }
+
+  async listOrganisations(): Promise<OrganisationRow[]> {
+    const { rows } = await this.pool.query<RawOrganisation>('SELECT id, name, slug FROM organisations ORDER BY id');
+    return rows.map(toOrganisation);
+  }
+
+  /** Undefined when there is no such organisation. */
+  async renameOrganisation(id: number, name: string): Promise<OrganisationRow | undefined> {
+    const { rows } = await this.pool.query<RawOrganisation>('UPDATE organisations SET name = $2 WHERE id = $1 RETURNING id, name, slug', [id, name]);
+    return rows[0] && toOrganisation(rows[0]);
   }
 
   async listKeys(organisationId: number): Promise<KeyListing[]> {
-    const { rows } = await this.pool.query<KeyListingRow>(
-      `SELECT id, name, mode, prefix, last4, scopes, ip_allowlist, rate_limit, created_at, revoked_at, expires_at, replaced_by, last_used_at
-         FROM api_keys WHERE organisation_id = $1 ORDER BY id`,
-      [organisationId],
-    );
-    return rows.map((row) => ({ ...row, id: Number(row.id), replaced_by: row.replaced_by === null ? null : Number(row.replaced_by) }));
+    const { rows } = await this.pool.query<KeyListingRow>(`SELECT ${LISTING_COLUMNS} FROM api_keys WHERE organisation_id = $1 ORDER BY id`, [organisationId]);
+    return rows.map(toListing);
+  }
+
+  async findKey(organisationId: number, keyId: number): Promise<KeyListing | undefined> {
+    const { rows } = await this.pool.query<KeyListingRow>(`SELECT ${LISTING_COLUMNS} FROM api_keys WHERE id = $1 AND organisation_id = $2`, [keyId, organisationId]);
+    return rows[0] && toListing(rows[0]);
   }
 
   /** The key row locked for a change, scoped to the organisation. */
   async lockKey(client: PoolClient, organisationId: number, keyId: number): Promise<(KeyListing & { secret_hash: Buffer }) | undefined> {
     const { rows } = await client.query<KeyListingRow & { secret_hash: Buffer }>(
-      `SELECT id, name, mode, prefix, last4, scopes, ip_allowlist, rate_limit, created_at, revoked_at, expires_at, replaced_by, last_used_at, secret_hash
-         FROM api_keys WHERE id = $1 AND organisation_id = $2 FOR UPDATE`,
+      `SELECT ${LISTING_COLUMNS}, secret_hash FROM api_keys WHERE id = $1 AND organisation_id = $2 FOR UPDATE`,
       [keyId, organisationId],
     );
-    return rows[0] && { ...rows[0], id: Number(rows[0].id), replaced_by: rows[0].replaced_by === null ? null : Number(rows[0].replaced_by) };
+    return rows[0] && toListing(rows[0]);
   }
 
   async insertKey(key: {

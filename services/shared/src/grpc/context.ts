@@ -6,6 +6,7 @@ import { Metadata } from '@grpc/grpc-js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { CallContext, CallContextSchema } from '../gen/partnerapi/common/v1/common_pb';
 import { ApiError } from '../errors';
+import { randomBase62 } from '../events';
 
 export type KeyMode = 'live' | 'test';
 
@@ -80,6 +81,18 @@ export function contextFromMessage(message: CallContext | undefined): RequestCon
 export const ALL_ORGANISATIONS = Number.MAX_SAFE_INTEGER;
 
 export const allOrganisationsContext = (requestId: string): RequestContext => ({ organisationId: ALL_ORGANISATIONS, mode: 'live', keyId: 0, requestId });
+
+/**
+ * The context of an operator's call (partnerctl, the dashboard, test
+ * setup): for one organisation, as a live key of it would act, or for
+ * platform calls that no organisation scopes (creating an organisation).
+ */
+export const operatorContext = (organisationId: number = ALL_ORGANISATIONS, requestId = `op_${randomBase62(16)}`): RequestContext => ({
+  organisationId,
+  mode: 'live',
+  keyId: 0,
+  requestId,
+});
 
 /**
  * The context for work that must be done even though the request's caller
