@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { operatorMembers } from '@partner-api/dashboard';
-import { createLogger, createPool, randomBase62 } from '@partner-api/shared';
+import { createLogger, createPool, createServiceClient, GatewayKeys, gen, localGrpcAddress, randomBase62 } from '@partner-api/shared';
 import { env } from './api';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -19,9 +19,9 @@ export const MEMBER_PASSWORD = 'e2e dashboard password';
 /** A member with a password, through an invitation accepted as the member would. */
 export async function addMember(organisationId: number, role: 'owner' | 'admin' | 'developer' | 'door_staff'): Promise<{ id: number; email: string }> {
   const pool = createPool({ url: env('DATABASE_URL'), schema: 'dashboard', max: 2 });
-  const gateway = createPool({ url: env('DATABASE_URL'), schema: 'gateway', max: 1 });
+  const gateway = createServiceClient(gen.gateway.GatewayService, process.env.GATEWAY_GRPC_ADDR ?? localGrpcAddress('gateway'));
   try {
-    const members = operatorMembers({ dashboard: pool, gateway }, DASHBOARD_URL, createLogger('e2e', 'silent'));
+    const members = operatorMembers({ dashboard: pool, organisations: new GatewayKeys(gateway) }, DASHBOARD_URL, createLogger('e2e', 'silent'));
     const email = `${role}-${randomBase62(8).toLowerCase()}@example.com`;
     const { member, link } = await members.addOwner(organisationId, email, `E2E ${role}`);
     await members.acceptInvitation(link.split('/').pop()!, MEMBER_PASSWORD, MEMBER_PASSWORD);
@@ -29,7 +29,7 @@ export async function addMember(organisationId: number, role: 'owner' | 'admin' 
     return { id: member.id, email };
   } finally {
     await pool.end();
-    await gateway.end();
+    gateway.close();
   }
 }
 

@@ -36,6 +36,8 @@ export const dashboardEnv = commonEnv
     DASHBOARD_MAILER: z.enum(['log', 'smtp']).default('log'),
     /** How often disabled-endpoint notices are looked for and emailed. */
     NOTICE_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+    /** Organisations and API keys (the gateway's GatewayService). */
+    GATEWAY_GRPC_ADDR: z.string().default(localGrpcAddress('gateway')),
     INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
     ORDERS_GRPC_ADDR: z.string().default(localGrpcAddress('orders')),
     TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),

@@ -1,6 +1,5 @@
 /** Starts the dashboard (members, keys, webhook deliveries, orders, the door); tests call this and own its life. */
-import { KeyAdmin, KeyAdmission, KeyRepository } from '@partner-api/gateway';
-import { AddressLimitCounts, createMailer, createServiceClient, gen, mailDomain, ServiceRuntime, type Logger, type Mailer } from '@partner-api/shared';
+import { AddressLimitCounts, createMailer, createServiceClient, GatewayKeys, gen, mailDomain, ServiceRuntime, type Logger, type Mailer } from '@partner-api/shared';
 import type { DashboardConfig } from './config';
 import { WebhookNoticeQueue } from './adapters/webhook-notice-queue';
 import { Audit } from './domain/audit';
@@ -35,16 +34,14 @@ export interface DashboardDependencies {
 export async function startDashboard(config: DashboardConfig, logger?: Logger, dependencies: DashboardDependencies = {}): Promise<RunningDashboard> {
   const runtime = new ServiceRuntime('dashboard', config, logger);
   const pool = runtime.postgres(config.DATABASE_URL, SCHEMA, config.DATABASE_POOL_SIZE);
-  // Keys are the gateway's: the same domain partnerctl drives, telling every gateway of a change through Redis.
-  const gatewayPool = runtime.postgres(config.DATABASE_URL, 'gateway', 4);
   const redis = runtime.redis(config);
   // Before any command goes out: the store defines its script on the client.
   const signInCounts = new AddressLimitCounts(redis, SIGN_IN_COUNTS_PREFIX);
-  const keys = new KeyAdmin(new KeyRepository(gatewayPool), { pool: gatewayPool, notifier: new KeyAdmission(redis) });
   const mailer = dependencies.mailer ?? createMailer(config.DASHBOARD_MAILER, config, runtime.logger);
   runtime.lifecycle.onShutdown('mailer', () => mailer.close());
 
   const clients = {
+    gateway: createServiceClient(gen.gateway.GatewayService, config.GATEWAY_GRPC_ADDR),
     orders: createServiceClient(gen.orders.OrdersService, config.ORDERS_GRPC_ADDR),
     tickets: createServiceClient(gen.tickets.TicketsService, config.TICKETS_GRPC_ADDR),
     webhooks: createServiceClient(gen.webhooks.WebhooksService, config.WEBHOOKS_GRPC_ADDR),
@@ -57,6 +54,8 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger, d
   const members = new MemberRepository(pool);
   const sessionStore = new SessionRepository(pool);
   const auditLog = new AuditRepository(pool);
+  // Keys and organisations are the gateway's: changed through its gRPC service, as partnerctl changes them.
+  const keys = new GatewayKeys(clients.gateway);
   const audit = new Audit(auditLog);
   const names = new CachedOrganisationNames(keys);
   const zones = new OrganisationZones(clients.inventory);
@@ -71,7 +70,10 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger, d
     keys,
     organisationName: async (id) => (await names.nameOf(id)) ?? `Organisation ${id}`,
     organisationZone: (id) => zones.zoneOf(id),
-    ...clients,
+    orders: clients.orders,
+    tickets: clients.tickets,
+    webhooks: clients.webhooks,
+    inventory: clients.inventory,
   };
 
   const httpPort = await runtime.serveHttp(

@@ -4,8 +4,21 @@
  * members, and a browser-like client that keeps cookies and sends each
  * page's CSRF token back with its forms.
  */
-import { KeyAdmin, KeyRepository } from '@partner-api/gateway';
-import { createLogger, createPool, keysEverywhere, randomBase62, redisFromEnv, type MailMessage, type Mailer, type Pool } from '@partner-api/shared';
+import {
+  createLogger,
+  createPool,
+  createServiceClient,
+  GatewayKeys,
+  gen,
+  keysEverywhere,
+  localGrpcAddress,
+  operatorContext,
+  randomBase62,
+  redisFromEnv,
+  type MailMessage,
+  type Mailer,
+  type Pool,
+} from '@partner-api/shared';
 import { loadDashboardConfig, SIGN_IN_COUNTS_PREFIX, startDashboard, type RunningDashboard } from '../src';
 
 export const silent = createLogger('it', process.env.IT_LOG_LEVEL ?? 'silent');
@@ -43,8 +56,9 @@ export class DashboardSuite {
   running!: RunningDashboard;
   readonly mail = new KeptMail();
   readonly db: Pool = createPool({ url: process.env.DATABASE_URL!, schema: 'dashboard', max: 2 });
-  readonly gatewayDb: Pool = createPool({ url: process.env.DATABASE_URL!, schema: 'gateway', max: 2 });
-  readonly keys = new KeyAdmin(new KeyRepository(this.gatewayDb));
+  /** The running gateway's organisations and keys, as the dashboard reaches them. */
+  readonly gateway = createServiceClient(gen.gateway.GatewayService, process.env.GATEWAY_GRPC_ADDR ?? localGrpcAddress('gateway'));
+  readonly keys = new GatewayKeys(this.gateway);
 
   async start(env: Record<string, string> = {}): Promise<this> {
     const config = loadDashboardConfig({ ...process.env, HTTP_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent', ...env });
@@ -61,12 +75,13 @@ export class DashboardSuite {
   async stop(): Promise<void> {
     await this.running?.runtime.stop();
     await this.db.end();
-    await this.gatewayDb.end();
+    this.gateway.close();
   }
 
   async organisation(): Promise<{ id: number; name: string }> {
     const slug = `dash-${randomBase62(10).toLowerCase()}`;
-    return this.keys.createOrganisation(`Org ${slug}`, slug);
+    const created = await this.gateway.createOrganisation({ name: `Org ${slug}`, slug }, operatorContext());
+    return { id: Number(created.id), name: created.name };
   }
 
   browser(): Browser {

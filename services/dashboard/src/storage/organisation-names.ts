@@ -1,5 +1,5 @@
-/** Organisation names for page headers and emails, read through the gateway's KeyAdmin and kept for a minute. */
-import type { KeyAdmin } from '@partner-api/gateway';
+/** Organisation names for page headers and emails, read from the gateway (which owns organisations) and kept for a minute. */
+import type { GatewayKeys } from '@partner-api/shared';
 
 /** Where an organisation's display name comes from (page headers, invitation emails). */
 export interface OrganisationNames {
@@ -11,7 +11,7 @@ const KEEP_MS = 60_000;
 export class CachedOrganisationNames implements OrganisationNames {
   private readonly names = new Map<number, { name: string | undefined; until: number }>();
 
-  constructor(private readonly keys: KeyAdmin) {}
+  constructor(private readonly keys: Pick<GatewayKeys, 'organisation'>) {}
 
   async nameOf(organisationId: number): Promise<string | undefined> {
     const cached = this.names.get(organisationId);

@@ -1,6 +1,5 @@
 /** What the dashboard's routes work with: its own domain and the clients of the services it drives. */
-import type { KeyAdmin } from '@partner-api/gateway';
-import type { gen, ServiceClient } from '@partner-api/shared';
+import type { GatewayKeys, gen, ServiceClient } from '@partner-api/shared';
 import type { Audit } from '../domain/audit';
 import type { Members } from '../domain/members';
 import type { Sessions } from '../domain/sessions';
@@ -20,7 +19,7 @@ export interface DashboardDeps {
   members: Members;
   audit: Audit;
   auditLog: AuditRepository;
-  keys: KeyAdmin;
+  keys: GatewayKeys;
   /** The organisation's display name, for the header. */
   organisationName(organisationId: number): Promise<string>;
   /** The IANA zone the organisation's times are shown in (its venues'). */

@@ -1,10 +1,11 @@
 /**
  * API keys: list, create (the secret shown once), roll with the spec's
- * grace choices, revoke, allowlist and rate limit. The same KeyAdmin as
- * partnerctl, so every gateway sees a change on the key's next request.
+ * grace choices, revoke, allowlist and rate limit. Through the gateway's
+ * gRPC service, as partnerctl does, so every gateway sees a change on the
+ * key's next request.
  */
 import { Router, type Request, type Response } from 'express';
-import { SCOPES } from '@partner-api/gateway';
+import { SCOPES } from '@partner-api/shared';
 import { DashboardError, notFound } from '../../domain/dashboard-error';
 import type { DashboardDeps } from '../deps';
 import { asRefusal } from '../refusals';
@@ -77,17 +78,14 @@ export function keyRoutes(deps: DashboardDeps): Router {
     const form = req.body as Form;
     try {
       const name = text(form.name);
-      if (!name || name.length > 100) throw new DashboardError(400, 'Name the key (at most 100 characters).', 'name');
       const rateLimit = rateLimitFrom(text(form.rate_limit));
-      const issued = await deps.keys.issueKey({ organisationId: signedIn.member.organisationId, name, mode: signedIn.mode, scopes: list(form.scopes), rateLimit }).catch((error: unknown) => {
-        throw asRefusal(error);
-      });
       const allowlist = text(form.ip_allowlist);
-      if (allowlist) await deps.keys.setAllowlist(signedIn.member.organisationId, issued.id, allowlist).catch(async (error: unknown) => {
-        // A key is created whole or not at all: one with a refused allowlist is revoked before anyone saw its secret.
-        await deps.keys.revokeKey(signedIn.member.organisationId, issued.id);
-        throw asRefusal(error);
-      });
+      // The gateway checks the name, scopes, allowlist and limit before it writes: a refused key leaves nothing behind.
+      const issued = await deps.keys
+        .issueKey({ organisationId: signedIn.member.organisationId, name, mode: signedIn.mode, scopes: list(form.scopes), ipAllowlist: allowlist, rateLimit })
+        .catch((error: unknown) => {
+          throw asRefusal(error);
+        });
       await deps.audit.record(signedIn.actor, 'key.created', `key ${issued.id}`, { name, mode: issued.mode, scopes: issued.scopes, rate_limit: rateLimit, ip_allowlist: allowlist });
       await listPage(req, res, signedIn, { status: 201, issued: { heading: `Your new key "${name}"`, secret: issued.secret } });
     } catch (error) {
