@@ -1,10 +1,22 @@
 /**
  * Test setup through the platform's own operator paths: organisations and
- * keys with the gateway's KeyAdmin, catalog changes through inventory's
- * admin gRPC API (the same calls partnerctl makes).
+ * keys through the gateway's gRPC service, catalog changes through
+ * inventory's admin gRPC API (the same calls partnerctl makes).
  */
-import { createPool, createServiceClient, gen, localGrpcAddress, randomBase62, redisFromEnv, type RedisClient, type RequestContext, type ServiceClient } from '@partner-api/shared';
-import { KeyAdmin, KeyAdmission, KeyRepository } from '@partner-api/gateway';
+import {
+  createPool,
+  createServiceClient,
+  GatewayKeys,
+  gen,
+  localGrpcAddress,
+  operatorContext as platformContext,
+  randomBase62,
+  redisFromEnv,
+  type GatewayClient,
+  type RequestContext,
+  type ServiceClient,
+} from '@partner-api/shared';
+import { KeyAdmission } from '@partner-api/gateway';
 import { env } from './api';
 
 export type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
@@ -29,49 +41,52 @@ export const operatorContext = (organisationId: number): RequestContext => ({
 /** Suites make more requests than a default key's 120 a minute: their keys carry a custom limit. */
 const E2E_RATE_LIMIT = 100_000;
 
-async function withKeyAdmin<T>(work: (admin: KeyAdmin, pool: ReturnType<typeof createPool>, redis: RedisClient) => Promise<T>): Promise<T> {
-  const pool = createPool({ url: env('DATABASE_URL'), schema: 'gateway', max: 2 });
+async function withGateway<T>(work: (gateway: GatewayClient) => Promise<T>): Promise<T> {
+  const gateway = createServiceClient(gen.gateway.GatewayService, process.env.GATEWAY_GRPC_ADDR ?? localGrpcAddress('gateway'));
+  try {
+    return await work(gateway);
+  } finally {
+    gateway.close();
+  }
+}
+
+/** A key (live unless asked) for an existing organisation, with the suites' raised rate limit. */
+export function issueKey(organisationId: number, scopes: string[] = ['events:read'], mode: 'live' | 'test' = 'live'): Promise<string> {
+  return keyAdmin(async (admin) => (await admin.issueKey({ organisationId, name: 'e2e', mode, scopes, rateLimit: E2E_RATE_LIMIT })).secret);
+}
+
+/**
+ * Stands in for a roll's grace period running out (no operation makes
+ * time pass): moves the old key's expiry into the past in the gateway's
+ * table, and tells the gateways as any key change would.
+ */
+export async function expireNow(keyId: number): Promise<void> {
+  const pool = createPool({ url: env('DATABASE_URL'), schema: 'gateway', max: 1 });
   const redis = redisFromEnv(); // one Redis or a cluster, as REDIS_URL says
   try {
-    return await work(new KeyAdmin(new KeyRepository(pool), { pool, notifier: new KeyAdmission(redis) }), pool, redis);
+    const { rows } = await pool.query<{ secret_hash: Buffer }>(
+      "UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING secret_hash",
+      [keyId],
+    );
+    await new KeyAdmission(redis).bump(rows[0]!.secret_hash.toString('hex'));
   } finally {
     await pool.end();
     await redis.quit();
   }
 }
 
-/** A key (live unless asked) for an existing organisation, with the suites' raised rate limit. */
-export function issueKey(organisationId: number, scopes: string[] = ['events:read'], mode: 'live' | 'test' = 'live'): Promise<string> {
-  return withKeyAdmin(async (admin) =>
-    (await admin.issueKey({ organisationId, name: 'e2e', mode, scopes, rateLimit: E2E_RATE_LIMIT })).secret,
-  );
-}
-
-/**
- * Stands in for a roll's grace period running out: moves the old key's
- * expiry into the past, and tells the gateways as any key change would.
- */
-export function expireNow(keyId: number): Promise<void> {
-  return withKeyAdmin(async (_, pool, redis) => {
-    const { rows } = await pool.query<{ secret_hash: Buffer }>(
-      "UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING secret_hash",
-      [keyId],
-    );
-    await new KeyAdmission(redis).bump(rows[0]!.secret_hash.toString('hex'));
-  });
-}
-
-/** Key lifecycle operations as the operator tool runs them. */
-export function keyAdmin<T>(work: (admin: KeyAdmin, pool: ReturnType<typeof createPool>) => Promise<T>): Promise<T> {
-  return withKeyAdmin(work);
+/** Key lifecycle operations as the operator tool runs them (the gateway's gRPC service). */
+export function keyAdmin<T>(work: (admin: GatewayKeys) => Promise<T>): Promise<T> {
+  return withGateway((gateway) => work(new GatewayKeys(gateway)));
 }
 
 /** A fresh organisation with a live key holding the given scopes. */
 export function newOrganisation(scopes: string[] = ['events:read']): Promise<{ id: number; key: string }> {
-  return withKeyAdmin(async (admin) => {
-    const organisation = await admin.createOrganisation('E2E Org', `e2e-${randomBase62(10).toLowerCase()}`);
-    const key = await admin.issueKey({ organisationId: organisation.id, name: 'e2e', mode: 'live', scopes, rateLimit: E2E_RATE_LIMIT });
-    return { id: organisation.id, key: key.secret };
+  return withGateway(async (gateway) => {
+    const organisation = await gateway.createOrganisation({ name: 'E2E Org', slug: `e2e-${randomBase62(10).toLowerCase()}` }, platformContext());
+    const id = Number(organisation.id);
+    const key = await new GatewayKeys(gateway).issueKey({ organisationId: id, name: 'e2e', mode: 'live', scopes, rateLimit: E2E_RATE_LIMIT });
+    return { id, key: key.secret };
   });
 }
 

@@ -6,6 +6,7 @@ import {
   createPool,
   createServiceClient,
   databaseEnv,
+  GatewayKeys,
   gen,
   redisEnv,
   createRedis,
@@ -14,6 +15,7 @@ import {
   loadConfig,
   localGrpcAddress,
   randomBase62,
+  type GatewayClient,
   type Pool,
   type RequestContext,
   type ServiceClient,
@@ -21,6 +23,7 @@ import {
 
 export const cliEnv = databaseEnv.extend(redisEnv.shape).extend({
   LOG_LEVEL: z.string().default('warn'),
+  GATEWAY_GRPC_ADDR: z.string().default(localGrpcAddress('gateway')),
   INVENTORY_GRPC_ADDR: z.string().default(localGrpcAddress('inventory')),
   ORDERS_GRPC_ADDR: z.string().default(localGrpcAddress('orders')),
   TICKETS_GRPC_ADDR: z.string().default(localGrpcAddress('tickets')),
@@ -36,11 +39,22 @@ export class CliContext {
   readonly config = loadConfig(cliEnv);
   readonly logger = createLogger('partnerctl', this.config.LOG_LEVEL);
   private readonly pools = new Map<string, Pool>();
+  private gatewayClient: GatewayClient | undefined;
   private inventoryClient: InventoryClient | undefined;
   private redisClient: RedisClient | undefined;
   private ordersClient: OrdersClient | undefined;
   private webhooksClient: WebhooksClient | undefined;
   private ticketsClient: TicketsClient | undefined;
+
+  /** Organisations and API keys: the gateway's, changed only through its gRPC service. */
+  get gateway(): GatewayClient {
+    this.gatewayClient ??= createServiceClient(gen.gateway.GatewayService, this.config.GATEWAY_GRPC_ADDR);
+    return this.gatewayClient;
+  }
+
+  get keys(): GatewayKeys {
+    return new GatewayKeys(this.gateway);
+  }
 
   get orders(): OrdersClient {
     this.ordersClient ??= createServiceClient(gen.orders.OrdersService, this.config.ORDERS_GRPC_ADDR);
@@ -82,6 +96,7 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
+    this.gatewayClient?.close();
     this.inventoryClient?.close();
     this.ordersClient?.close();
     this.webhooksClient?.close();
@@ -111,6 +126,13 @@ export function action<A extends unknown[]>(run: (ctx: CliContext, ...args: A) =
 export const positiveInt = (value: string): number => {
   const parsed = Number(value);
   if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(parsed)) throw new InvalidArgumentError('expected a positive whole number');
+  return parsed;
+};
+
+/** Commander's parser for counts sent as int32 (the service says which range it accepts). */
+export const wholeNumber = (value: string): number => {
+  const parsed = Number(value);
+  if (!/^[0-9]+$/.test(value) || parsed > 2 ** 31 - 1) throw new InvalidArgumentError('expected a whole number');
   return parsed;
 };
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
-import { hashSecret, KeyAdmin, KeyRepository, SCOPES } from '@partner-api/gateway';
+import { hashSecret, KeyAdmin, KeyRepository, Organisations, SCOPES } from '@partner-api/gateway';
 import { MemberRepository } from '@partner-api/dashboard';
 import { seedDemoCatalog } from '@partner-api/inventory';
 import type { CliContext } from '../context';
@@ -18,10 +18,12 @@ import { membersOf } from './members';
 const DEMO_OWNER = 'owner@harbour-live.example';
 
 /** The demo organisation's dashboard owner; a new password only when the owner is new (the old one is in the env file). */
-async function demoOwnerPassword(ctx: CliContext, organisationId: number, previous: string | undefined): Promise<string> {
+async function demoOwnerPassword(ctx: CliContext, organisation: { id: number; name: string; slug: string }, previous: string | undefined): Promise<string> {
   if (await new MemberRepository(ctx.pool('dashboard')).byEmail(DEMO_OWNER)) return previous ?? '(unchanged; reset it with a sign-in link)';
   const password = randomBytes(12).toString('base64url');
-  const members = membersOf(ctx, process.env.DASHBOARD_BASE_URL ?? 'http://localhost:4200');
+  const organisationId = organisation.id;
+  // The seed runs before the services start (make up), so the organisation is the one it just made, not the gateway's answer.
+  const members = membersOf(ctx, process.env.DASHBOARD_BASE_URL ?? 'http://localhost:4200', { organisation: async (id) => (id === organisationId ? organisation : undefined) });
   const { link } = await members.addOwner(organisationId, DEMO_OWNER, 'Harbour Live Owner');
   await members.acceptInvitation(new URL(link).pathname.split('/').pop()!, password, password);
   return password;
@@ -39,8 +41,8 @@ function readEnvFile(file: string): Record<string, string> {
 }
 
 async function ensureOrganisation(ctx: CliContext, name: string, slug: string) {
-  const repository = new KeyRepository(ctx.pool('gateway'));
-  return (await repository.findOrganisationBySlug(slug)) ?? (await repository.createOrganisation(name, slug));
+  const organisations = new Organisations(new KeyRepository(ctx.pool('gateway')));
+  return organisations.bySlug(slug).catch(() => organisations.create(name, slug));
 }
 
 async function usableKey(ctx: CliContext, secret: string | undefined, organisationId: number): Promise<boolean> {
@@ -78,7 +80,7 @@ export function registerDemo(program: Command): void {
           DEMO_TEST_KEY: await keyFor('test', 'DEMO_TEST_KEY'),
           DASHBOARD_URL: process.env.DASHBOARD_BASE_URL ?? 'http://localhost:4200',
           DEMO_DASHBOARD_EMAIL: DEMO_OWNER,
-          DEMO_DASHBOARD_PASSWORD: await demoOwnerPassword(ctx, demo.id, previous.DEMO_DASHBOARD_PASSWORD),
+          DEMO_DASHBOARD_PASSWORD: await demoOwnerPassword(ctx, demo, previous.DEMO_DASHBOARD_PASSWORD),
           // Where the local stack's mail is read (MailDev, from infra.env); absent with a mail server of one's own.
           ...(process.env.MAIL_URL ? { MAIL_URL: process.env.MAIL_URL } : {}),
         };

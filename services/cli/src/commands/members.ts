@@ -1,12 +1,13 @@
 /** Dashboard members: the first owner of an organisation, and who is in it. */
 import type { Command } from 'commander';
 import { MemberRepository, operatorMembers, type Members } from '@partner-api/dashboard';
+import type { GatewayKeys } from '@partner-api/shared';
 import { action, positiveInt, type CliContext } from '../context';
 import { requireOrganisation } from './organisations';
 
-/** The dashboard's members domain over partnerctl's pools. */
-export function membersOf(ctx: CliContext, dashboardUrl: string): Members {
-  return operatorMembers({ dashboard: ctx.pool('dashboard'), gateway: ctx.pool('gateway') }, dashboardUrl, ctx.logger);
+/** The dashboard's members domain over partnerctl's pool, with organisations from `organisations` (the gateway's gRPC service unless given). */
+export function membersOf(ctx: CliContext, dashboardUrl: string, organisations: Pick<GatewayKeys, 'organisation'> = ctx.keys): Members {
+  return operatorMembers({ dashboard: ctx.pool('dashboard'), organisations }, dashboardUrl, ctx.logger);
 }
 
 export function registerMembers(program: Command): void {

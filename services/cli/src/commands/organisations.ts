@@ -1,34 +1,33 @@
+/** Organisations and their API keys, through the gateway's gRPC service (the gateway owns them). */
 import type { Command } from 'commander';
-import { KeyAdmin, KeyAdmission, KeyRepository, SCOPES } from '@partner-api/gateway';
-import { action, positiveInt, type CliContext } from '../context';
+import { operatorContext, SCOPES } from '@partner-api/shared';
+import { action, positiveInt, wholeNumber, type CliContext } from '../context';
 
-const keyAdmin = (ctx: CliContext) => {
-  const pool = ctx.pool('gateway');
-  return new KeyAdmin(new KeyRepository(pool), { pool, notifier: new KeyAdmission(ctx.redis) });
-};
-
-/** Refuses an organisation id that names none, rather than listing nothing or failing on a foreign key. */
+/** Refuses an organisation id that names none, rather than listing nothing. */
 export async function requireOrganisation(ctx: CliContext, organisationId: number): Promise<void> {
-  if (!(await new KeyAdmin(new KeyRepository(ctx.pool('gateway'))).organisation(organisationId))) throw new Error(`There is no organisation ${organisationId}.`);
+  if (!(await ctx.keys.organisation(organisationId))) throw new Error(`There is no organisation ${organisationId}.`);
 }
 
-const UNIQUE_VIOLATION = '23505';
+const organisationJson = (organisation: { id: bigint; name: string; slug: string }) => ({ id: Number(organisation.id), name: organisation.name, slug: organisation.slug });
 
 export function registerOrganisations(program: Command): void {
   const org = program.command('org').description('organisations');
   org
     .command('create')
     .requiredOption('--name <name>', 'display name')
-    .requiredOption('--slug <slug>', 'unique slug')
+    .requiredOption('--slug <slug>', 'unique slug (lower-case letters, digits and hyphens)')
     .action(
       action(async (ctx, options: { name: string; slug: string }) => {
-        const created = await new KeyAdmin(new KeyRepository(ctx.pool('gateway')))
-          .createOrganisation(options.name, options.slug)
-          .catch((error: unknown) => {
-            if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new Error(`There is already an organisation with the slug "${options.slug}".`);
-            throw error;
-          });
-        console.log(JSON.stringify(created));
+        console.log(JSON.stringify(organisationJson(await ctx.gateway.createOrganisation({ name: options.name, slug: options.slug }, operatorContext()))));
+      }),
+    );
+
+  org
+    .command('list')
+    .description('every organisation, oldest first')
+    .action(
+      action(async (ctx) => {
+        for (const listed of (await ctx.gateway.listOrganisations({}, operatorContext())).data) console.log(JSON.stringify(organisationJson(listed)));
       }),
     );
 
@@ -41,12 +40,12 @@ export function registerOrganisations(program: Command): void {
     .option('--mode <mode>', 'live or test', 'live')
     .option('--scopes <list>', `comma-separated scopes (${SCOPES.join(', ')})`, SCOPES.join(','))
     .option('--ip-allowlist <list>', 'comma-separated addresses and CIDR ranges', '')
-    .option('--rate-limit <n>', 'custom requests per minute', positiveInt)
+    .option('--rate-limit <n>', 'custom requests per minute (1 to 1,000,000)', wholeNumber)
     .action(
       action(async (ctx, options: { org: number; name: string; mode: string; scopes: string; ipAllowlist: string; rateLimit?: number }) => {
         if (options.mode !== 'live' && options.mode !== 'test') throw new Error('--mode must be live or test');
-        await requireOrganisation(ctx, options.org);
-        const issued = await keyAdmin(ctx).issueKey({
+        // The gateway checks everything, the organisation included, before it writes.
+        const issued = await ctx.keys.issueKey({
           organisationId: options.org,
           name: options.name,
           mode: options.mode,
@@ -65,7 +64,7 @@ export function registerOrganisations(program: Command): void {
     .action(
       action(async (ctx, options: { org: number }) => {
         await requireOrganisation(ctx, options.org);
-        for (const listed of await keyAdmin(ctx).listKeys(options.org)) {
+        for (const listed of await ctx.keys.listKeys(options.org)) {
           const { last4, ...rest } = listed;
           console.log(JSON.stringify({ ...rest, display: `${listed.prefix}…${last4}` }));
         }
@@ -77,10 +76,10 @@ export function registerOrganisations(program: Command): void {
     .description('issue a new secret; the old one keeps working for the grace period')
     .argument('<key-id>', 'key id', positiveInt)
     .requiredOption('--org <id>', 'organisation id', positiveInt)
-    .option('--grace <hours>', 'hours the old key keeps working, 0 to 168 (0 revokes it now)', (value) => Number(value), 24)
+    .option('--grace <hours>', 'hours the old key keeps working, 0 to 168 (0 revokes it now)', wholeNumber, 24)
     .action(
       action(async (ctx, keyId: number, options: { org: number; grace: number }) => {
-        console.log(JSON.stringify(await keyAdmin(ctx).rollKey(options.org, keyId, options.grace)));
+        console.log(JSON.stringify(await ctx.keys.rollKey(options.org, keyId, options.grace)));
       }),
     );
 
@@ -91,7 +90,7 @@ export function registerOrganisations(program: Command): void {
     .requiredOption('--org <id>', 'organisation id', positiveInt)
     .action(
       action(async (ctx, keyId: number, options: { org: number }) => {
-        await keyAdmin(ctx).revokeKey(options.org, keyId);
+        await ctx.keys.revokeKey(options.org, keyId);
         console.log(JSON.stringify({ id: keyId, revoked: true }));
       }),
     );
@@ -104,7 +103,7 @@ export function registerOrganisations(program: Command): void {
     .requiredOption('--ips <list>', 'comma-separated addresses and CIDR ranges, or ""')
     .action(
       action(async (ctx, keyId: number, options: { org: number; ips: string }) => {
-        console.log(JSON.stringify({ id: keyId, ip_allowlist: await keyAdmin(ctx).setAllowlist(options.org, keyId, options.ips) }));
+        console.log(JSON.stringify({ id: keyId, ip_allowlist: await ctx.keys.setAllowlist(options.org, keyId, options.ips) }));
       }),
     );
 
@@ -113,11 +112,11 @@ export function registerOrganisations(program: Command): void {
     .description('set a custom per-minute limit, or "default"')
     .argument('<key-id>', 'key id', positiveInt)
     .requiredOption('--org <id>', 'organisation id', positiveInt)
-    .requiredOption('--limit <n|default>', 'requests per minute', (value) => (value === 'default' ? value : positiveInt(value)))
+    .requiredOption('--limit <n|default>', 'requests per minute (1 to 1,000,000)', (value) => (value === 'default' ? value : wholeNumber(value)))
     .action(
       action(async (ctx, keyId: number, options: { org: number; limit: number | 'default' }) => {
         const limit = options.limit === 'default' ? null : options.limit;
-        await keyAdmin(ctx).setRateLimit(options.org, keyId, limit);
+        await ctx.keys.setRateLimit(options.org, keyId, limit);
         console.log(JSON.stringify({ id: keyId, rate_limit: limit }));
       }),
     );
