@@ -70,8 +70,6 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
   const passesUsed = new Counter({ name: 'orders_waiting_room_passes_used_total', help: 'Passes used for the first time (a sale form sent with one)', registers: [deps.metrics] });
 
   const events = new Map<string, CachedEvent>();
-  /** Rooms seen on: when Redis is unusable their pages answer "try again" rather than open the sale to everyone. */
-  const knownOn = new Set<string>();
 
   async function eventOf(req: Request): Promise<CachedEvent | undefined> {
     const organisation = String(req.params.organisation);
@@ -134,18 +132,20 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
     res.setHeader('Content-Security-Policy', policy.replace("default-src 'none'", "default-src 'none';connect-src 'self'"));
   }
 
+  /**
+   * Without Redis nobody can tell whether a queue is on, so a page without a
+   * valid pass answers "try again" (D480): holds need Redis too, so no sale
+   * is lost that could have been made, and a queue is never skipped.
+   */
   async function visit(event: CachedEvent, visitor: string, req: Request): Promise<Visit | 'unavailable'> {
-    const roomId = `${event.room.organisationId}:${event.room.eventId}`;
     try {
       const result = await deps.room.visit(event.room, visitor, req.ip ?? 'unknown');
-      if (result.kind === 'open') knownOn.delete(roomId);
-      else knownOn.add(roomId);
       pageLoads.inc({ outcome: result.kind });
       return result;
     } catch (error) {
-      deps.logger.warn({ err: error, room: roomId }, 'waiting room unavailable');
+      deps.logger.warn({ err: error, room: `${event.room.organisationId}:${event.room.eventId}` }, 'waiting room unavailable');
       pageLoads.inc({ outcome: 'unavailable' });
-      return knownOn.has(roomId) ? 'unavailable' : { kind: 'open' };
+      return 'unavailable';
     }
   }
 
