@@ -6,12 +6,10 @@
  */
 import { create, type MessageShape } from '@bufbuild/protobuf';
 import {
-  ApiError,
   emitEvent,
   gen,
   inTransaction,
   notFound,
-  parseCents,
   type EventType,
   type Logger,
   type Pool,
@@ -22,83 +20,15 @@ import { CatalogRepository, soldTickets, type EventRow } from '../storage/catalo
 import type { StockStore } from '../storage/stock-store';
 import type { Catalog } from './catalog';
 import type { CheckoutCatalog } from './checkout-catalog';
+import { explainConstraints } from '../storage/constraint-errors';
 import { venueView, type EventInit, type TicketTypeInit, type VenueInit } from './catalog-view';
+import { camel, cents, EVENT_COLUMNS, invalid, nullable, required, sameValue, timestamp } from './catalog-fields';
 
 type UpsertVenue = MessageShape<typeof gen.inventory.UpsertVenueRequestSchema>;
 type UpsertEvent = MessageShape<typeof gen.inventory.UpsertEventRequestSchema>;
 type UpsertPool = MessageShape<typeof gen.inventory.UpsertPoolRequestSchema>;
 type UpsertTicketType = MessageShape<typeof gen.inventory.UpsertTicketTypeRequestSchema>;
 type PoolInit = { object: 'pool'; id: bigint; eventId: bigint; name: string; capacity?: bigint };
-
-const invalid = (param: string, message: string) => new ApiError('parameter_invalid', message, param);
-const required = (param: string) => new ApiError('parameter_missing', `${param} is required.`, param);
-
-/** Empty text clears a nullable field; anything else is kept as given. */
-const nullable = (value: string) => (value === '' ? null : value);
-
-function timestamp(param: string, value: string): Date | null {
-  if (value === '') return null;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw invalid(param, `${param} must be an ISO-8601 time.`);
-  return date;
-}
-
-function cents(param: string, value: string): number {
-  try {
-    return parseCents(value);
-  } catch {
-    throw invalid(param, `${param} must be a decimal amount like "49.90".`);
-  }
-}
-
-/** Column ← field, for the event fields an operator may change, in API names. */
-const EVENT_COLUMNS: Record<string, { column: string; read: (value: string) => unknown }> = {
-  slug: { column: 'slug', read: (value) => value },
-  title: { column: 'title', read: (value) => value },
-  summary: { column: 'summary', read: nullable },
-  description: { column: 'description', read: nullable },
-  starts_at: { column: 'starts_at', read: (value) => timestamp('starts_at', value) },
-  ends_at: { column: 'ends_at', read: (value) => timestamp('ends_at', value) },
-  timezone: { column: 'timezone', read: timezone },
-  doors: { column: 'doors', read: nullable },
-  image_url: { column: 'image_url', read: nullable },
-  on_sale_at: { column: 'on_sale_at', read: (value) => timestamp('on_sale_at', value) },
-};
-
-/** An IANA zone Node knows; anything else is refused before it reaches the table. */
-function timezone(value: string): string {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: value });
-    return value;
-  } catch {
-    throw invalid('timezone', 'timezone must be an IANA time zone such as Australia/Sydney.');
-  }
-}
-
-/**
- * The tables' constraints are the last line of defence; when one refuses a
- * write, the operator gets the field to fix, not a 500.
- */
-async function explainConstraints<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    const { code, constraint } = error as { code?: string; constraint?: string };
-    if (code === '23505') {
-      const field = constraint?.includes('slug') ? 'slug' : null;
-      throw new ApiError('parameter_invalid', `${field ?? 'A value'} is already in use.`, field);
-    }
-    if (code === '23503') throw invalid(constraint?.includes('venue') ? 'venue_id' : 'id', 'That reference does not exist.');
-    if (code === '23514') throw new ApiError('parameter_invalid', `The values break a rule of the catalog (${constraint ?? 'check'}).`, null);
-    if (code === '22P02' || code === '22007' || code === '22008') throw new ApiError('parameter_invalid', 'A value has the wrong format.', null);
-    throw error;
-  }
-}
-
-const sameValue = (a: unknown, b: unknown) =>
-  a instanceof Date || b instanceof Date
-    ? (a as Date | null)?.getTime() === (b as Date | null)?.getTime()
-    : JSON.stringify(a) === JSON.stringify(b);
 
 export class CatalogAdmin {
   constructor(
@@ -367,8 +297,4 @@ export class CatalogAdmin {
     });
     return this.committed(ctx, view.eventId, view);
   }
-}
-
-function camel(name: string): string {
-  return name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
