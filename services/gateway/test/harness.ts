@@ -9,6 +9,8 @@ import { loadGatewayConfig, startGateway } from '@partner-api/gateway';
 
 export interface Harness {
   baseUrl: string;
+  /** The gateway's GatewayService (organisations and keys). */
+  grpcAddress: string;
   organisationId: number;
   liveKey: string;
   stop(): Promise<void>;
@@ -37,6 +39,7 @@ export async function startHarness(scopes: string[] = ['events:read'], gatewayEn
 
   return {
     baseUrl: `http://127.0.0.1:${gateway.port}`,
+    grpcAddress: `127.0.0.1:${gateway.runtime.grpcPort}`,
     organisationId: Number(organisation.id),
     liveKey: key.secret,
     stop: async () => {
