@@ -80,13 +80,13 @@ grep -q 'workingDir: /app/services/dashboard$' <<<"$rendered" || { echo "product
 [[ $(grep -c 'sleep: { seconds: 5 }' <<<"$rendered") -eq 6 ]] || { echo "not every Deployment has the preStop pause" >&2; exit 1; }
 [[ $(grep -c 'topologyKey: topology.kubernetes.io/zone' <<<"$rendered") -eq 6 ]] || { echo "not every Deployment spreads over zones" >&2; exit 1; }
 # gRPC spreads over every pod: a headless Service per gRPC component, clients on dns:/// targets, native grpc readiness probes.
-[[ $(grep -c 'clusterIP: None' <<<"$rendered") -eq 4 ]] || { echo "not every gRPC component has a headless Service" >&2; exit 1; }
-[[ $(grep -c '_GRPC_ADDR: "dns:///check-partner-api-[a-z]*-headless:' <<<"$rendered") -eq 4 ]] || { echo "gRPC clients do not use the headless Services" >&2; exit 1; }
-[[ $(grep -c 'grpc: { port: ' <<<"$rendered") -eq 4 ]] || { echo "not every gRPC container has a grpc readiness probe" >&2; exit 1; }
-# The dashboard calls orders, tickets, webhooks and inventory: each one's
-# NetworkPolicy lets its pods in (and the gateway's, as before).
+[[ $(grep -c 'clusterIP: None' <<<"$rendered") -eq 5 ]] || { echo "not every gRPC component has a headless Service" >&2; exit 1; }
+[[ $(grep -c '_GRPC_ADDR: "dns:///check-partner-api-[a-z]*-headless:' <<<"$rendered") -eq 5 ]] || { echo "gRPC clients do not use the headless Services" >&2; exit 1; }
+[[ $(grep -c 'grpc: { port: ' <<<"$rendered") -eq 5 ]] || { echo "not every gRPC container has a grpc readiness probe" >&2; exit 1; }
+# The dashboard calls the gateway (keys), orders, tickets, webhooks and
+# inventory: each one's NetworkPolicy lets its pods in.
 [[ $(grep -c 'app.kubernetes.io/name: dashboard$' < <("$HELM" template check "$CHART" "${KUBE[@]}" -f "$CHART/ci/production-values.yaml" --show-only templates/component.yaml |
-  awk 'BEGIN { RS = "\n---\n" } /kind: NetworkPolicy/ && /port: 5005[1-4]/')) -ge 4 ]] ||
+  awk 'BEGIN { RS = "\n---\n" } /kind: NetworkPolicy/ && /port: 5005[0-4]/')) -ge 5 ]] ||
   { echo "the gRPC components' NetworkPolicies do not admit the dashboard" >&2; exit 1; }
 # Optional routing, annotations, Secret env and digests render as asked.
 DIGEST=sha256:$(printf '%064d' 7)
