@@ -8,6 +8,7 @@ import {
   databaseEnv,
   GatewayKeys,
   gen,
+  operatorContext,
   redisEnv,
   createRedis,
   parseRedisTarget,
@@ -83,7 +84,7 @@ export class CliContext {
 
   /** Operator calls act for one organisation, as a live key would. */
   asOrganisation(organisationId: number): RequestContext {
-    return { organisationId, mode: 'live', keyId: 0, requestId: `cli_${randomBase62(16)}` };
+    return operatorContext(organisationId, `cli_${randomBase62(16)}`);
   }
 
   pool(schema: string): Pool {

@@ -8,7 +8,7 @@
  * again a little later.
  */
 import { randomUUID } from 'node:crypto';
-import type { RequestContext } from '@partner-api/shared';
+import { operatorContext, type RequestContext } from '@partner-api/shared';
 
 /** What this needs of inventory's ListEvents: the first event of a list, by start time. */
 export interface EventLister {
@@ -32,7 +32,7 @@ export class OrganisationZones {
   async zoneOf(organisationId: number): Promise<string> {
     const cached = this.zones.get(organisationId);
     if (cached && cached.until > Date.now()) return cached.zone;
-    const ctx: RequestContext = { organisationId, mode: 'live', keyId: 0, requestId: `dash_${randomUUID()}` };
+    const ctx = operatorContext(organisationId, `dash_${randomUUID()}`);
     // Events by start time: the soonest to come, or the earliest there is.
     const first = async (time: 'upcoming' | 'all') =>
       (await this.inventory.listEvents({ status: 'all', time, page: { limit: 1, after: '' } }, ctx, { deadlineMs: LOOKUP_DEADLINE_MS })).data[0]?.timezone;

@@ -10,10 +10,10 @@
  * first, and when they are gone the customer is told before any charge.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, inTransaction, isUuid, notFound, type Logger, type Pool } from '@partner-api/shared';
+import { ApiError, inTransaction, isUuid, notFound, type Logger, operatorContext, type Pool } from '@partner-api/shared';
 import type { CheckoutRepository, SessionRow } from '../storage/checkout-repository';
 import type { AttemptRow, OrderRepository } from '../storage/order-repository';
-import { platformContext, type FulfilmentResult, type OrderFulfilment } from './fulfilment';
+import { type FulfilmentResult, type OrderFulfilment } from './fulfilment';
 import type { PaymentMethodInput, PaymentProvider } from './payment-provider';
 
 export interface PaymentForm {
@@ -76,7 +76,7 @@ export class CheckoutPayments {
 
     const renewed = this.isLapsed(session);
     if (renewed) {
-      const unavailable = await this.fulfilment.holdAgain(session, platformContext(session.organisation_id, requestId));
+      const unavailable = await this.fulfilment.holdAgain(session, operatorContext(Number(session.organisation_id), requestId));
       if (unavailable) return { kind: 'unavailable', message: SOLD_OUT_MESSAGE };
     }
 
@@ -203,7 +203,7 @@ export class CheckoutPayments {
 
   private async releaseQuietly(session: SessionRow, requestId: string): Promise<void> {
     await this.fulfilment
-      .releaseHold({ holdId: session.id }, platformContext(session.organisation_id, requestId))
+      .releaseHold({ holdId: session.id }, operatorContext(Number(session.organisation_id), requestId))
       .catch((error: unknown) => this.logger.warn({ err: error, sessionId: session.id }, 'could not release a renewed hold'));
   }
 }

@@ -8,10 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageInitShape, MessageShape } from '@bufbuild/protobuf';
-import { ApiError, CallShed, customerFields, customerMessage, deadlinePassed, formatCents, formatTimestamp, type gen, holdFailed, isDryRun, isUuid, notFound, parseCents, ServiceUnanswered, withoutDeadline, type InventoryClient, type Logger, type RequestContext } from '@partner-api/shared';
+import { ApiError, CallShed, customerFields, customerMessage, deadlinePassed, formatCents, formatTimestamp, type gen, holdFailed, isDryRun, isUuid, notFound, operatorContext, parseCents, ServiceUnanswered, withoutDeadline, type InventoryClient, type Logger, type RequestContext } from '@partner-api/shared';
 import type { CheckoutRepository, CouponRow, SessionRow } from '../storage/checkout-repository';
 import { API_CHANNEL, type ChannelOfSession } from './sales-channels';
-import { platformContext } from './fulfilment';
 import { totalsFor, type CouponTerms } from './totals';
 
 type CreateRequest = MessageShape<typeof gen.orders.CreateCheckoutSessionRequestSchema>;
@@ -140,7 +139,7 @@ export class CheckoutSessions {
     if (!isUuid(holdId)) return false;
     let offer: MessageShape<typeof gen.inventory.WaitlistOfferSchema>;
     try {
-      offer = await this.inventory.getWaitlistOffer({ holdId }, platformContext(organisationId, requestId), { deadlineMs: HOLD_DEADLINE_MS });
+      offer = await this.inventory.getWaitlistOffer({ holdId }, operatorContext(Number(organisationId), requestId), { deadlineMs: HOLD_DEADLINE_MS });
     } catch (error) {
       if (unanswered(error)) throw error;
       return false;
@@ -171,7 +170,7 @@ export class CheckoutSessions {
    */
   async sweepPending(olderThanSeconds: number, limit = 100): Promise<number> {
     return this.repository.sweepPending(olderThanSeconds, limit, async (session) => {
-      const ctx: RequestContext = { organisationId: Number(session.organisation_id), mode: 'live', keyId: 0, requestId: `sweep_${session.id}` };
+      const ctx = operatorContext(Number(session.organisation_id), `sweep_${session.id}`);
       await this.inventory.releaseHold({ holdId: session.id }, ctx, { deadlineMs: HOLD_DEADLINE_MS });
     });
   }

@@ -16,6 +16,7 @@ import {
   inTransaction,
   type InventoryClient,
   type Logger,
+  operatorContext,
   type Pool,
   type RequestContext,
   type TicketsClient,
@@ -33,11 +34,6 @@ export type FulfilmentResult = { state: 'completed'; orderId: string } | { state
 /** Stock answers that mean "these tickets cannot be sold now", as opposed to a transient failure. */
 const UNSELLABLE = new Set(['exceeds_availability', 'event_not_on_sale', 'ticket_type_unavailable', 'resource_missing']);
 
-/** The context of work the platform does for an organisation, outside any partner request. */
-export function platformContext(organisationId: string, requestId: string): RequestContext {
-  return { organisationId: Number(organisationId), mode: 'live', keyId: 0, requestId };
-}
-
 export class OrderFulfilment {
   constructor(
     private readonly pool: Pool,
@@ -52,7 +48,7 @@ export class OrderFulfilment {
 
   async complete(session: SessionRow, attempt: AttemptRow, requestId: string): Promise<FulfilmentResult> {
     if (session.status === 'completed') return { state: 'completed', orderId: session.id };
-    const ctx = platformContext(session.organisation_id, requestId);
+    const ctx = operatorContext(Number(session.organisation_id), requestId);
 
     const unsellable = await this.secureStock(session, ctx);
     if (unsellable) {

@@ -25,6 +25,7 @@ import {
   isDryRun,
   isUuid,
   notFound,
+  operatorContext,
   parseCents,
   type Logger,
   type Pool,
@@ -32,7 +33,7 @@ import {
 } from '@partner-api/shared';
 import type { OrderRepository, OrderRow } from '../storage/order-repository';
 import type { NewRefund, RefundRepository, RefundRow } from '../storage/refund-repository';
-import { platformContext, type InventoryClient, type TicketsClient } from './fulfilment';
+import { type InventoryClient, type TicketsClient } from './fulfilment';
 import { orderView, type OrderInit, type TicketInit } from './order-view';
 import type { Orders } from './orders';
 import type { PaymentProvider } from './payment-provider';
@@ -209,7 +210,7 @@ export class Refunds {
   private async finish(refund: RefundRow, requestId: string): Promise<void> {
     if (refund.status === 'completed') return;
     if (refund.status === 'failed') throw refusal(refund.failure_message);
-    const ctx = platformContext(refund.organisation_id, requestId);
+    const ctx = operatorContext(Number(refund.organisation_id), requestId);
     const order = (await this.orders.findById(refund.order_id))!;
     try {
       if (refund.status === 'pending') await this.returnMoney(refund, order);

@@ -8,9 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MessageShape } from '@bufbuild/protobuf';
-import { ApiError, isUuid, verifyTicketHolderToken, verifyTicketPageToken, type gen } from '@partner-api/shared';
+import { ApiError, isUuid, operatorContext, verifyTicketHolderToken, verifyTicketPageToken, type gen, type RequestContext } from '@partner-api/shared';
 import type { OrderRepository } from '../storage/order-repository';
-import { platformContext, type InventoryClient, type TicketsClient } from './fulfilment';
+import { type InventoryClient, type TicketsClient } from './fulfilment';
 
 export type PageTicket = MessageShape<typeof gen.tickets.TicketSchema>;
 
@@ -62,7 +62,7 @@ export class TicketPages {
     if (!isUuid(orderId) || !verifyTicketPageToken({ orderId, token, secret: this.secret })) return undefined;
     const order = await this.orders.findById(orderId);
     if (!order) return undefined;
-    const ctx = platformContext(order.organisation_id, randomUUID());
+    const ctx = operatorContext(Number(order.organisation_id), randomUUID());
     const { tickets } = await this.tickets.listTicketsForOrders({ orderIds: [order.id] }, ctx);
     const held = tickets.filter((ticket) => heldByBuyer(ticket, order.customer.email));
     return { event: await this.event(order.event_id, ctx), tickets: byId(held), transferredAway: tickets.length - held.length };
@@ -71,7 +71,7 @@ export class TicketPages {
   /** One ticket's page for the attendee the link was made for; undefined once the ticket is someone else's. */
   async forHolder(organisationId: string, ticketId: string, token: string): Promise<TicketPage | undefined> {
     if (!ID.test(organisationId) || !ID.test(ticketId)) return undefined;
-    const ctx = platformContext(organisationId, randomUUID());
+    const ctx = operatorContext(Number(organisationId), randomUUID());
     let ticket: PageTicket;
     try {
       ticket = await this.tickets.getTicket({ id: BigInt(ticketId) }, ctx);
@@ -84,7 +84,7 @@ export class TicketPages {
     return { event: await this.event(ticket.eventId.toString(), ctx), tickets: [ticket], transferredAway: 0 };
   }
 
-  private async event(eventId: string, ctx: ReturnType<typeof platformContext>): Promise<EventDetails> {
+  private async event(eventId: string, ctx: RequestContext): Promise<EventDetails> {
     const event = await this.inventory.getEvent({ idOrSlug: eventId }, ctx);
     return {
       title: event.title,

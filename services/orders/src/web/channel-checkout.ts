@@ -9,10 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import express, { type Request, type Response } from 'express';
-import { ApiError, gen } from '@partner-api/shared';
+import { ApiError, gen, operatorContext } from '@partner-api/shared';
 import type { ChannelOrigins } from '../domain/channel-origins';
 import type { CheckoutSessions, SessionInit } from '../domain/checkout-sessions';
-import { platformContext, type InventoryClient } from '../domain/fulfilment';
+import { type InventoryClient } from '../domain/fulfilment';
 import { embeddingOrigin, type ChannelTokens, type SalesChannel } from '../domain/sales-channels';
 import { chooserPage, type ChooserState, type TicketChoice, type WaitlistLink } from './channel-pages';
 import { allowFramingBy } from './framing';
@@ -98,7 +98,7 @@ export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router
   async function eventPage(req: Request, requestId: string) {
     const organisation = String(req.params.organisation);
     if (!/^[1-9][0-9]{0,15}$/.test(organisation)) throw noSuchEvent();
-    const ctx = platformContext(organisation, requestId);
+    const ctx = operatorContext(Number(organisation), requestId);
     const event = await deps.inventory.getEvent({ idOrSlug: String(req.params.event) }, ctx).catch((error: unknown) => {
       throw error instanceof ApiError && error.code === 'resource_missing' ? noSuchEvent() : error;
     });

@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ApiError, pageSecurityHeaders, type Logger } from '@partner-api/shared';
+import { ApiError, operatorContext, pageSecurityHeaders, type Logger } from '@partner-api/shared';
 import type { CheckoutPayments, PaymentForm } from '../domain/checkout-payments';
 import type { CheckoutSessions } from '../domain/checkout-sessions';
-import { platformContext, type InventoryClient } from '../domain/fulfilment';
+import { type InventoryClient } from '../domain/fulfilment';
 import type { PaymentMethodInput } from '../domain/payment-provider';
 import type { SessionRow } from '../storage/checkout-repository';
 import { channelCheckoutRouter, type ChannelCheckoutDeps } from './channel-checkout';
@@ -80,7 +80,7 @@ export function hostedCheckoutApp(
   app.use(channelCheckoutRouter({ ...channels, inventory }));
 
   async function eventOf(session: SessionRow, requestId: string): Promise<EventSummary> {
-    const event = await inventory.getEvent({ idOrSlug: session.event_id }, platformContext(session.organisation_id, requestId));
+    const event = await inventory.getEvent({ idOrSlug: session.event_id }, operatorContext(Number(session.organisation_id), requestId));
     return { title: event.title, startsAt: event.startsAt, timezone: event.timezone, venue: event.venue?.name };
   }
 

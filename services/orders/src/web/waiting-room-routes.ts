@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import express, { type CookieOptions, type NextFunction, type Request, type Response } from 'express';
-import { ApiError, Counter, type Logger, type Registry } from '@partner-api/shared';
+import { ApiError, Counter, type Logger, operatorContext, type Registry } from '@partner-api/shared';
 import type { ChannelOrigins } from '../domain/channel-origins';
-import { platformContext, type InventoryClient } from '../domain/fulfilment';
+import { type InventoryClient } from '../domain/fulfilment';
 import { embeddingOrigin } from '../domain/sales-channels';
 import { isVisitorId, newVisitorId, type Visit, type WaitingRoom } from '../domain/waiting-room';
 import type { PassCheck } from '../domain/waiting-room-passes';
@@ -77,7 +77,7 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
     const cacheKey = `${organisation}/${String(req.params.event)}`;
     const cached = events.get(cacheKey);
     if (cached && Date.now() - cached.at < EVENT_CACHE_MS) return cached;
-    const event = await deps.inventory.getEvent({ idOrSlug: String(req.params.event) }, platformContext(organisation, randomUUID())).catch((error: unknown) => {
+    const event = await deps.inventory.getEvent({ idOrSlug: String(req.params.event) }, operatorContext(Number(organisation), randomUUID())).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === 'resource_missing') return undefined;
       throw error;
     });

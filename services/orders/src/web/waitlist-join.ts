@@ -14,9 +14,9 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Router } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
-import { ApiError, type Logger } from '@partner-api/shared';
+import { ApiError, type Logger, operatorContext } from '@partner-api/shared';
 import type { CheckoutSessions } from '../domain/checkout-sessions';
-import { platformContext, type InventoryClient } from '../domain/fulfilment';
+import { type InventoryClient } from '../domain/fulfilment';
 import { messagePage } from './pages';
 import { joinedPage, joinPage } from './waitlist-pages';
 
@@ -60,7 +60,7 @@ export function waitlistRoutes(inventory: InventoryClient, sessions: CheckoutSes
   });
 
   const form = ({ organisationId, eventId }: { organisationId: string; eventId: string }) =>
-    inventory.getWaitlistForm({ eventId: BigInt(eventId) }, platformContext(organisationId, randomUUID()));
+    inventory.getWaitlistForm({ eventId: BigInt(eventId) }, operatorContext(Number(organisationId), randomUUID()));
 
   router.get('/waitlist/:organisationId/offers/:offerId', async (req, res) => {
     const { organisationId } = ids(req);
@@ -86,7 +86,7 @@ export function waitlistRoutes(inventory: InventoryClient, sessions: CheckoutSes
       if (!Number.isInteger(quantity)) throw new ApiError('parameter_invalid', 'Enter how many tickets you want as a whole number.', 'quantity');
       const entry = await inventory.joinWaitlist(
         { eventId: BigInt(where.eventId), ticketTypeId: BigInt(body.ticket_type_id!), email: body.email ?? '', quantity },
-        platformContext(where.organisationId, randomUUID()),
+        operatorContext(Number(where.organisationId), randomUUID()),
       );
       res.type('html').send(joinedPage(page, entry));
     } catch (error) {

@@ -83,9 +83,11 @@ export const ALL_ORGANISATIONS = Number.MAX_SAFE_INTEGER;
 export const allOrganisationsContext = (requestId: string): RequestContext => ({ organisationId: ALL_ORGANISATIONS, mode: 'live', keyId: 0, requestId });
 
 /**
- * The context of an operator's call (partnerctl, the dashboard, test
- * setup): for one organisation, as a live key of it would act, or for
- * platform calls that no organisation scopes (creating an organisation).
+ * The context of a call the platform makes itself, outside any partner
+ * request: an operator's (partnerctl, the dashboard, test setup) or a
+ * service's own work (sweepers, recovery loops, hosted pages). For one
+ * organisation, as a live key of it would act, or for platform calls that
+ * no organisation scopes (creating an organisation).
  */
 export const operatorContext = (organisationId: number = ALL_ORGANISATIONS, requestId = `op_${randomBase62(16)}`): RequestContext => ({
   organisationId,

@@ -28,6 +28,7 @@ import {
   isDryRun,
   type InventoryClient,
   type Logger,
+  operatorContext,
   type Pool,
   type RequestContext,
 } from '@partner-api/shared';
@@ -117,7 +118,7 @@ export class CompTickets {
       const stale = await this.comps.staleBatches(client, olderThanMs, limit);
       let returned = 0;
       for (const batch of stale) {
-        const ctx: RequestContext = { organisationId: Number(batch.organisation_id), mode: 'live', keyId: 0, requestId: `comp-recovery-${batch.id}` };
+        const ctx = operatorContext(Number(batch.organisation_id), `comp-recovery-${batch.id}`);
         try {
           await this.inventory.returnStock({ batchId: batch.id }, ctx);
         } catch (error) {

@@ -14,13 +14,13 @@
  */
 import {
   ApiError,
+  operatorContext,
   PermanentMailFailure,
   ticketHolderPageUrl,
   ticketPageUrl,
   type Logger,
   type MailMessage,
   type Mailer,
-  type RequestContext,
 } from '@partner-api/shared';
 import type { MailRepository, TicketMailRow } from '../storage/mail-repository';
 import type { TicketRepository, TicketRow } from '../storage/ticket-repository';
@@ -110,7 +110,7 @@ export class TicketMails {
   }
 
   private async event(organisationId: number, eventId: string, mail: TicketMailRow): Promise<MailEvent> {
-    const ctx: RequestContext = { organisationId, mode: 'live', keyId: 0, requestId: `mail-${mail.id}` };
+    const ctx = operatorContext(organisationId, `mail-${mail.id}`);
     const event = await this.inventory.getEvent({ idOrSlug: eventId }, ctx).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === 'resource_missing') throw new NothingToSend('the event is gone');
       throw error;

@@ -8,7 +8,7 @@
  * unreachable inventory left owed (D232, D233).
  */
 import type { MessageShape } from '@bufbuild/protobuf';
-import { ApiError, inTransaction, notFound, type gen, type InventoryClient, type Logger, type Pool, type RequestContext } from '@partner-api/shared';
+import { ApiError, inTransaction, notFound, type gen, type InventoryClient, type Logger, operatorContext, type Pool, type RequestContext } from '@partner-api/shared';
 import type { TicketRepository, TicketRow } from '../storage/ticket-repository';
 import { ticketView, type TicketInit } from './ticket-view';
 
@@ -79,7 +79,7 @@ export class Voids {
   }
 
   private async restock(row: TicketRow): Promise<void> {
-    const ctx: RequestContext = { organisationId: Number(row.organisation_id), mode: 'live', keyId: 0, requestId: `void_${row.id}` };
+    const ctx = operatorContext(Number(row.organisation_id), `void_${row.id}`);
     await this.inventory.restockRefund({ refundId: voidRestockId(row.id), eventId: BigInt(row.event_id), lines: [{ poolId: BigInt(row.pool_id), quantity: 1 }] }, ctx);
     await this.repository.markRestocked(row.id);
   }
