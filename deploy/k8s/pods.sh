@@ -59,7 +59,7 @@ kubectl create secret generic partner-api-infrastructure -n "$NS" \
   --from-literal=DATABASE_URL="postgres://partner:partner@postgres.$infra:5432/partner_api" \
   --from-literal=REDIS_URL="redis://redis.$infra:6379" --from-literal=KAFKA_BROKERS="kafka.$infra:9092" \
   --from-literal=CURSOR_SECRET="$(secret)" --from-literal=CHANNEL_TOKEN_SECRET="$(secret)" \
-  --from-literal=TICKET_PAGE_SECRET="$(secret)" \
+  --from-literal=TICKET_PAGE_SECRET="$(secret)" --from-literal=WAITING_ROOM_PASS_SECRET="$(secret)" \
   --from-literal=DASHBOARD_SECRET="$(secret)" >/dev/null
 started=$SECONDS
 "$HELM" install partner-api "$CHART" -n "$NS" -f "$HERE/pods/values.yaml" \

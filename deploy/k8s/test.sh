@@ -49,6 +49,7 @@ for values in "$CHART"/ci/*-values.yaml "$ROOT"/deploy/values/*.yaml; do
     --from-literal=CURSOR_SECRET=0123456789abcdef0123456789abcdef --from-literal=SMTP_URL=smtp://mail:587 \
     --from-literal=CHANNEL_TOKEN_SECRET=0123456789abcdef0123456789abcdef \
     --from-literal=TICKET_PAGE_SECRET=0123456789abcdef0123456789abcdef \
+    --from-literal=WAITING_ROOM_PASS_SECRET=0123456789abcdef0123456789abcdef \
     --from-literal=DASHBOARD_SECRET=0123456789abcdef0123456789abcdef >/dev/null
   args=(-n "$ns" -f "$values")
 
