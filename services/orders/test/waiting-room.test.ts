@@ -75,12 +75,13 @@ describe('the waiting room queue', () => {
     const visitors = Array.from({ length: 40 }, () => newVisitorId());
     const started = Date.now();
     for (const visitor of visitors) await room.visit(key, visitor, '198.51.100.2');
-    // 10 a second from the first arrival (who found an empty line and went first): about 21 have had their turn 2 s on.
+    // 10 turns a second: however the 40 arrivals fell against the turns, at least 20 more have come 2 s after the last
+    // (21 when the first visitor came a turn or more after the opening and went at once, 20 when sooner).
     await sleep(2_000);
     const seen = [];
     for (const visitor of visitors) seen.push(await room.visit(key, visitor, '198.51.100.2'));
     const admitted = seen.filter((visit) => visit.kind === 'admitted').length;
-    expect(admitted).toBeGreaterThanOrEqual(21);
+    expect(admitted).toBeGreaterThanOrEqual(20);
     expect(admitted).toBeLessThanOrEqual(1 + Math.ceil((Date.now() - started) / 100));
     expect(seen.slice(0, admitted).every((visit) => visit.kind === 'admitted')).toBe(true);
     const firstWaiting = seen[admitted]!;
