@@ -9,7 +9,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { Redis } = require('ioredis');
 const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
-const { KeyAdmin, KeyAdmission, KeyRepository } = require('@partner-api/gateway');
+const { KeyAdmin, KeyAdmission, KeyRepository, Organisations } = require('@partner-api/gateway');
 const { deliveryHeaders, WEBHOOK_USER_AGENT } = require('@partner-api/webhooks/dist/domain/delivery-request');
 const { freePort } = require('../support/ports');
 
@@ -340,7 +340,7 @@ async function setUpOnSale({ name, title, capacity }) {
   const inventory = createServiceClient(gen.inventory.InventoryService, loopbackOnly(process.env.INVENTORY_GRPC_ADDR ?? localGrpcAddress('inventory')));
   try {
     const admin = new KeyAdmin(new KeyRepository(gatewayPool), { pool: gatewayPool, notifier: new KeyAdmission(redis) });
-    const organisation = await admin.createOrganisation(`Bench ${title}`, `bench-${name}-${suffix}`);
+    const organisation = await new Organisations(new KeyRepository(gatewayPool)).create(`Bench ${title}`, `bench-${name}-${suffix}`);
     const { secret } = await admin.issueKey({
       organisationId: organisation.id, name: `bench-${name}`, mode: 'live', scopes: ['orders:write', 'orders:read', 'events:read'], rateLimit: 1_000_000_000,
     });

@@ -23,7 +23,7 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { Pool } = require('pg');
 const { Kafka, logLevel } = require('kafkajs');
 const { Agent, request } = require('undici');
-const { KeyAdmin, KeyRepository } = require('@partner-api/gateway');
+const { KeyAdmin, KeyRepository, Organisations } = require('@partner-api/gateway');
 const { cpuByProcess, fmt, loadEnv, serviceDeliveryHeaders, startService, record } = require('./lib');
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 3000);
@@ -359,7 +359,7 @@ async function main() {
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=gateway', max: 1 });
   const admin = new KeyAdmin(new KeyRepository(pool));
   // An organisation of its own: no other endpoint sees these events, and nothing else reaches this receiver.
-  const organisation = await admin.createOrganisation('Webhook benchmark', `bench-webhooks-${randomBytes(4).toString('hex')}`);
+  const organisation = await new Organisations(new KeyRepository(pool)).create('Webhook benchmark', `bench-webhooks-${randomBytes(4).toString('hex')}`);
   const { secret: key } = await admin.issueKey({ organisationId: organisation.id, name: 'benchmark', mode: 'live', scopes: ['webhooks:manage'], rateLimit: 10_000_000 });
   await pool.end();
 

