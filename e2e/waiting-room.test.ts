@@ -17,7 +17,7 @@ import { expectRefused, jsonLines, partnerctl } from './support/partnerctl';
 import { WaitingRoomPasses } from '../services/orders/src/domain/waiting-room-passes';
 
 /** The local stack's orders run with the development pass secret (production refuses it). */
-const DEVELOPMENT_PASSES = new WaitingRoomPasses('local-development-waiting-room-pass-secret');
+const DEVELOPMENT_PASSES = new WaitingRoomPasses(process.env.WAITING_ROOM_PASS_SECRET ?? 'local-development-waiting-room-pass-secret');
 
 let browser: Browser;
 let inventory: InventoryClient;

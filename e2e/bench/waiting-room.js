@@ -26,7 +26,7 @@ const SET_RATE = Number(process.env.BENCH_ADMISSION_RATE ?? 100);
 const MEASURE_SECONDS = 10;
 const FORGED = 200;
 /** The local stack's development secret: the expired passes are signed as orders signs them. */
-const DEVELOPMENT_PASSES = new WaitingRoomPasses('local-development-waiting-room-pass-secret');
+const DEVELOPMENT_PASSES = new WaitingRoomPasses(process.env.WAITING_ROOM_PASS_SECRET ?? 'local-development-waiting-room-pass-secret');
 
 /** Each visitor its own address (the stack's hosted pages trust 127.0.0.1's X-Forwarded-For): the per-address pass limit is not what is measured. */
 const addressOf = (index) => `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`;
