@@ -35,7 +35,12 @@ diagnose() {
   done
 }
 fail() { say "k8s pods test FAILED: $*"; diagnose; exit 1; }
-cleanup() { "$HERE/node.sh" down || true; "$HERE/cluster.sh" down || true; }
+gateway_grpc_forward=""
+cleanup() {
+  [[ -z $gateway_grpc_forward ]] || kill "$gateway_grpc_forward" 2>/dev/null || true
+  "$HERE/node.sh" down || true
+  "$HERE/cluster.sh" down || true
+}
 trap cleanup EXIT
 
 "$HERE/cluster.sh" up
@@ -76,9 +81,22 @@ address=$(kubectl get service partner-api-gateway -n "$NS" -o jsonpath='{.spec.c
 cluster_ip() { kubectl get service "$1" -n partner-infra -o jsonpath='{.spec.clusterIP}'; }
 keys="$DATA/k8s/pods-demo.env"
 rm -f "$keys"
+# Its organisation and key commands go to the gateway's GatewayService (D485),
+# which only the dashboard may reach inside the cluster: a port-forward to a
+# gateway pod stands in for the SRE's.
+grpc_forwarding="$DATA/k8s/gateway-grpc-forward.log"
+kubectl port-forward deployment/partner-api-gateway -n "$NS" --address 127.0.0.1 :50050 >"$grpc_forwarding" 2>&1 &
+gateway_grpc_forward=$!
+gateway_grpc_port=""
+for _ in $(seq 1 40); do
+  gateway_grpc_port=$(sed -n 's/^Forwarding from 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$grpc_forwarding" | head -n 1)
+  [[ -n $gateway_grpc_port ]] && break
+  sleep 0.5
+done
+[[ -n $gateway_grpc_port ]] || fail "kubectl port-forward to the gateway's gRPC port: $(cat "$grpc_forwarding")"
 partnerctl() {
   DATABASE_URL="postgres://partner:partner@$(cluster_ip postgres):5432/partner_api" REDIS_URL="redis://$(cluster_ip redis):6379" \
-    node "$ROOT/services/cli/dist/main.js" "$@"
+    GATEWAY_GRPC_ADDR="127.0.0.1:$gateway_grpc_port" node "$ROOT/services/cli/dist/main.js" "$@"
 }
 partnerctl demo seed --out "$keys" --base-url "http://$address" >/dev/null || fail "partnerctl demo seed against the cluster's PostgreSQL"
 key=$(sed -n 's/^DEMO_LIVE_KEY=//p' "$keys")
