@@ -30,7 +30,8 @@ node "$ROOT/services/cli/dist/main.js" demo seed --out "$DATA/demo.env" --base-u
 # not a local stack runs beside it: the gateway must then be alive, serve
 # GET /, and say it is not ready.
 no_backend=127.0.0.1:9
-"$PODMAN" run -d --name "$NAME" "${as_the_chart_runs_it[@]}" -e HTTP_PORT=$HTTP_PORT -e OPS_PORT=$OPS_PORT \
+# GRPC_PORT 0: any free port for its GatewayService, beside a local stack whose gateway may hold the usual one.
+"$PODMAN" run -d --name "$NAME" "${as_the_chart_runs_it[@]}" -e HTTP_PORT=$HTTP_PORT -e OPS_PORT=$OPS_PORT -e GRPC_PORT=0 \
   -e INVENTORY_GRPC_ADDR=$no_backend -e ORDERS_GRPC_ADDR=$no_backend -e TICKETS_GRPC_ADDR=$no_backend -e WEBHOOKS_GRPC_ADDR=$no_backend \
   -w /app/services/gateway "$IMAGE" node --enable-source-maps --require @partner-api/shared/telemetry/register dist/main.js >/dev/null
 trap '"$PODMAN" rm -f -t 10 "$NAME" >/dev/null 2>&1 || true' EXIT
