@@ -1,8 +1,9 @@
 /**
  * Helpers of the dashboard's integration suites: a dashboard in this
- * process on a free port (real PostgreSQL and Redis), organisations with
- * members, and a browser-like client that keeps cookies and sends each
- * page's CSRF token back with its forms.
+ * process on a free port (real PostgreSQL and Redis) with the gateway it
+ * manages keys through, organisations with members, and a browser-like
+ * client that keeps cookies and sends each page's CSRF token back with its
+ * forms.
  */
 import {
   createLogger,
@@ -11,14 +12,15 @@ import {
   GatewayKeys,
   gen,
   keysEverywhere,
-  localGrpcAddress,
   operatorContext,
   randomBase62,
   redisFromEnv,
   type MailMessage,
   type Mailer,
   type Pool,
+  type ServiceClient,
 } from '@partner-api/shared';
+import { loadGatewayConfig, startGateway, type RunningGateway } from '../../gateway/src';
 import { loadDashboardConfig, SIGN_IN_COUNTS_PREFIX, startDashboard, type RunningDashboard } from '../src';
 
 export const silent = createLogger('it', process.env.IT_LOG_LEVEL ?? 'silent');
@@ -56,12 +58,17 @@ export class DashboardSuite {
   running!: RunningDashboard;
   readonly mail = new KeptMail();
   readonly db: Pool = createPool({ url: process.env.DATABASE_URL!, schema: 'dashboard', max: 2 });
-  /** The running gateway's organisations and keys, as the dashboard reaches them. */
-  readonly gateway = createServiceClient(gen.gateway.GatewayService, process.env.GATEWAY_GRPC_ADDR ?? localGrpcAddress('gateway'));
-  readonly keys = new GatewayKeys(this.gateway);
+  /** A gateway in this process, whose GatewayService the dashboard manages organisations and keys through. */
+  private gatewayProcess: RunningGateway | undefined;
+  gateway!: ServiceClient<(typeof gen.gateway.GatewayService)['method']>;
+  keys!: GatewayKeys;
 
   async start(env: Record<string, string> = {}): Promise<this> {
-    const config = loadDashboardConfig({ ...process.env, HTTP_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent', ...env });
+    this.gatewayProcess = await startGateway(loadGatewayConfig({ ...process.env, HTTP_PORT: '0', OPS_PORT: '0', GRPC_PORT: '0', LOG_LEVEL: 'silent' }), silent);
+    const gatewayAddress = `127.0.0.1:${this.gatewayProcess.runtime.grpcPort}`;
+    this.gateway = createServiceClient(gen.gateway.GatewayService, gatewayAddress);
+    this.keys = new GatewayKeys(this.gateway);
+    const config = loadDashboardConfig({ ...process.env, HTTP_PORT: '0', OPS_PORT: '0', LOG_LEVEL: 'silent', GATEWAY_GRPC_ADDR: gatewayAddress, ...env });
     // Every suite signs in from 127.0.0.1: each starts with the address's count at zero, as a fresh process did while counts were per process.
     await clearSignInCounts();
     this.running = await startDashboard(config, silent, { mailer: this.mail });
@@ -75,7 +82,8 @@ export class DashboardSuite {
   async stop(): Promise<void> {
     await this.running?.runtime.stop();
     await this.db.end();
-    this.gateway.close();
+    this.gateway?.close();
+    await this.gatewayProcess?.runtime.stop();
   }
 
   async organisation(): Promise<{ id: number; name: string }> {

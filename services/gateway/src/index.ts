@@ -1,4 +1,4 @@
-export { startGateway, SCHEMA } from './server';
+export { startGateway, SCHEMA, type RunningGateway } from './server';
 export { loadGatewayConfig, type GatewayConfig } from './config';
 export { KeyAdmin, type IssuedKey, type KeyChangeNotifier } from './domain/key-admin';
 export { Organisations } from './domain/organisations';
