@@ -194,8 +194,10 @@ export function channelCheckoutRouter(deps: ChannelCheckoutDeps): express.Router
   }
 
   router.use((error: unknown, _req: Request, res: Response, next: (error: unknown) => void) => {
-    if (!(error instanceof PageRefused)) return next(error);
-    res.status(error.status).type('html').send(messagePage(error.title, error.message));
+    // The router could not decode the path's organisation or event (a bad percent-escape): it names no event.
+    const refused = error instanceof URIError ? noSuchEvent() : error;
+    if (!(refused instanceof PageRefused)) return next(error);
+    res.status(refused.status).type('html').send(messagePage(refused.title, refused.message));
   });
   return router;
 }

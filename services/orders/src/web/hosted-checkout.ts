@@ -138,6 +138,8 @@ export function hostedCheckoutApp(
     if (error instanceof ApiError && error.code === 'resource_missing') {
       return void res.status(404).type('html').send(messagePage('Checkout not found', 'This checkout link is not valid. Ask the seller for a new one.'));
     }
+    // A path the router could not decode (a bad percent-escape) names no page.
+    if (error instanceof URIError) return void res.status(404).type('html').send(messagePage('Not found', 'There is no such page.'));
     if ((error as { type?: string }).type === 'entity.too.large' || (error as { type?: string }).type === 'parameters.too.many') {
       return void res.status(413).type('html').send(messagePage('Request too large', 'The form sent too much data.'));
     }

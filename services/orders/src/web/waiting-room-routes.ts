@@ -149,12 +149,18 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
     }
   }
 
-  // Express 5 paths have no inline patterns: a regular expression names the channels.
-  const channelPath = (suffix = '') => new RegExp(`^/(web|storefront|embed)/([^/]+)/events/([^/]+)${suffix}/?$`);
+  // Express 5 paths have no inline patterns: a regular expression names the channels. It captures nothing, so the
+  // router decodes nothing (a bad percent-escape would fail there, before any handler): paramsOf reads the path.
+  const channelPath = (suffix = '') => new RegExp(`^/(?:web|storefront|embed)/[^/]+/events/[^/]+${suffix}/?$`);
 
-  function paramsOf(req: Request): void {
+  /** The channel, organisation and event of the path; false when a part does not decode, which names no event. */
+  function paramsOf(req: Request): boolean {
     const match = /^\/(web|storefront|embed)\/([^/]+)\/events\/([^/]+)/.exec(req.path)!;
-    req.params = { channel: match[1]!, organisation: decodeURIComponent(match[2]!), event: decodeURIComponent(match[3]!) };
+    const organisation = decodedSegment(match[2]!);
+    const event = decodedSegment(match[3]!);
+    if (organisation === undefined || event === undefined) return false;
+    req.params = { channel: match[1]!, organisation, event };
+    return true;
   }
 
   router.get('/waiting-room.js', (_req, res) => {
@@ -164,7 +170,7 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
   /** The sale page and its form: through with a valid pass or while the queue is off; the queue's pages otherwise. */
   router.all(channelPath(), async (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'POST') return next();
-    paramsOf(req);
+    if (!paramsOf(req)) return next();
     const event = await eventOf(req);
     if (!event) return next();
     const channel = String(req.params.channel);
@@ -218,7 +224,7 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
 
   /** The waiting page's poll: where the visitor stands, and their pass when their turn has come. */
   router.get(channelPath('/queue'), async (req: Request, res: Response, next: NextFunction) => {
-    paramsOf(req);
+    if (!paramsOf(req)) return next();
     const event = await eventOf(req);
     if (!event) return next();
     const visitor = (req.cookies as Record<string, unknown>)[VISITOR_COOKIE];
@@ -245,7 +251,7 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
 
   /** A visitor whose turn passed joins the back. */
   router.post(channelPath('/queue/rejoin'), async (req: Request, res: Response, next: NextFunction) => {
-    paramsOf(req);
+    if (!paramsOf(req)) return next();
     const event = await eventOf(req);
     if (!event) return next();
     const visitor = visitorOf(req, res, String(req.params.channel));
@@ -256,5 +262,13 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
 
   return router;
 }
+
+const decodedSegment = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+};
 
 const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
