@@ -1,16 +1,20 @@
 /**
  * The waiting room's sale pages on orders servers in this process (real
  * inventory, tickets, PostgreSQL and Redis): an address that does not
- * decode answers as an unknown event does.
+ * decode answers as an unknown event does, and with the orders server's
+ * Redis unusable a page without a valid pass answers 503 "try again" at
+ * once, while a valid pass still opens the sale (D480).
  */
 import type { RequestContext } from '@partner-api/shared';
 import { newVisitorId } from '../src/domain/waiting-room';
-import { VISITOR_COOKIE } from '../src/web/waiting-room-routes';
+import { WaitingRoomPasses } from '../src/domain/waiting-room-passes';
+import { passCookie, VISITOR_COOKIE } from '../src/web/waiting-room-routes';
 import { Backends, newOrganisation } from './support';
 
 jest.setTimeout(60_000);
 
 const PASS_SECRET = 'integration-test-waiting-room-pages-pass-secret';
+const passes = new WaitingRoomPasses(PASS_SECRET);
 const backends = new Backends();
 let ctx: RequestContext;
 let event: Awaited<ReturnType<Backends['eventOnSale']>>;
@@ -66,5 +70,72 @@ describe('a sale page address that does not decode', () => {
     const missing = await page(await send(base, '/no-such-page'));
     expect(missing.status).toBe(404);
     for (const path of ['/checkout/%E0%A4%A', '/waitlist/%E0%A4%A/1', '/my-tickets/order/%E0%A4%A/x']) expect(await page(await send(base, path))).toEqual(missing);
+  });
+});
+
+describe('the sale pages while the waiting room\'s Redis is unusable', () => {
+  let base: string;
+  /** Each answer comes at once: none waits out Redis' reconnection attempts (ioredis' take about 25 s). */
+  const timed = async (path: string, init: Parameters<typeof send>[2] = {}) => {
+    const started = Date.now();
+    const response = await send(base, path, init);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    return response;
+  };
+
+  beforeAll(async () => {
+    // Nothing listens on port 1: every connection is refused. Inventory (holds) keeps the real Redis.
+    const orders = await backends.startOrders({ WAITING_ROOM_PASS_SECRET: PASS_SECRET, REDIS_URL: 'redis://127.0.0.1:1' });
+    orders.client.close();
+    base = `http://127.0.0.1:${orders.running.checkoutPort}`;
+  });
+
+  const pagePath = () => `/web/${ctx.organisationId}/events/${event.slug}`;
+  const validPass = (visitor: string) => passes.issue({ organisationId: ctx.organisationId, eventId: event.eventId.toString(), visitorId: visitor, expiresAtMs: Date.now() + 600_000 });
+
+  it('answers a page without a pass 503 with Retry-After and a clear page, and the poll likewise', async () => {
+    const response = await timed(pagePath());
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    const html = await response.text();
+    expect(html).toContain('<h1>The queue is busy</h1>');
+    expect(html).toContain('Your place is kept: try again in a few seconds.');
+    // The visitor keeps the browser id their place is kept under.
+    const visitor = /waiting_room_visitor=([^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
+    expect(visitor).toBeDefined();
+
+    const poll = await timed(`${pagePath()}/queue`, { cookie: `${VISITOR_COOKIE}=${visitor}` });
+    expect(poll.status).toBe(503);
+    expect(poll.headers.get('retry-after')).toBe('5');
+    expect(await poll.json()).toEqual({ state: 'unavailable', poll_after_ms: 5_000 });
+  });
+
+  it('refuses a form without a pass the same way, and holds nothing', async () => {
+    const response = await timed(pagePath(), { method: 'POST', form: { token: 'x', [`quantity_${event.typeId}`]: '1' } });
+    expect(response.status).toBe(503);
+    expect(await response.text()).toContain('The queue is busy');
+    expect(await backends.available(ctx, event.slug)).toBe(10);
+  });
+
+  it('answers a forged or another browser\'s pass 503 too: only a valid pass is believed without Redis', async () => {
+    const visitor = newVisitorId();
+    for (const pass of [`${validPass(visitor).slice(0, -2)}AA`, validPass(newVisitorId())]) {
+      const response = await timed(pagePath(), { cookie: `${VISITOR_COOKIE}=${visitor}; ${passCookie({ organisationId: ctx.organisationId, eventId: event.eventId.toString() })}=${pass}` });
+      expect(response.status).toBe(503);
+    }
+  });
+
+  it('lets a valid pass through to the sale page and its form, which holds the tickets', async () => {
+    const visitor = newVisitorId();
+    const cookie = `${VISITOR_COOKIE}=${visitor}; ${passCookie({ organisationId: ctx.organisationId, eventId: event.eventId.toString() })}=${validPass(visitor)}`;
+    const shown = await timed(pagePath(), { cookie });
+    expect(shown.status).toBe(200);
+    const html = await shown.text();
+    expect(html).toContain('Continue to payment');
+    const token = /name="token" value="([^"]+)"/.exec(html)![1]!;
+    const sent = await timed(pagePath(), { method: 'POST', cookie, form: { token, [`quantity_${event.typeId}`]: '2' } });
+    expect(sent.status).toBe(303);
+    expect(sent.headers.get('location')).toMatch(/^\/checkout\/[0-9a-f-]{36}$/);
+    expect(await backends.available(ctx, event.slug)).toBe(8);
   });
 });
