@@ -78,6 +78,24 @@ export function createRedis(target: RedisTarget, options: RedisClientOptions = {
 }
 
 /**
+ * For a client the service cannot work without: once its first connection
+ * attempt has settled (connected or refused), a command sent while the
+ * client is disconnected fails at once instead of waiting in the offline
+ * queue through ioredis' reconnection attempts, whose delays grow to 5 s
+ * and of which a command waits out several. A request then answers its
+ * error in milliseconds, and readiness (a PING) reports why. Commands sent
+ * during the first connection still wait for it. On a cluster this is the
+ * cluster's own queue; each shard's connection keeps its bounded retries.
+ */
+export function queueOnlyUntilFirstConnect(client: RedisClient): void {
+  const stopQueueing = (): void => {
+    client.options.enableOfflineQueue = false;
+  };
+  client.once('ready', stopQueueing);
+  client.once('close', stopQueueing);
+}
+
+/**
  * The periodic slot-table refresh, ours rather than ioredis's
  * `slotsRefreshInterval`: that one re-arms its timer when a refresh in
  * flight at `quit()` comes back, so the closed client keeps refreshing and

@@ -28,7 +28,7 @@ export interface ConsumedMessage {
   value: string;
   traceContext: TraceCarrier;
 }
-import { createRedis, parseRedisTarget, type RedisClient } from './redis';
+import { createRedis, parseRedisTarget, queueOnlyUntilFirstConnect, type RedisClient } from './redis';
 
 export interface RuntimeConfig {
   BIND_HOST: string;
@@ -83,7 +83,8 @@ export class ServiceRuntime {
 
   /**
    * The shared Redis client (one Redis or a cluster, see redis.ts), closed at
-   * shutdown and part of readiness. A service whose work goes on without
+   * shutdown and part of readiness; while it is disconnected its commands
+   * fail at once (queueOnlyUntilFirstConnect). A service whose work goes on without
    * Redis says so (`optional`): the client is left out of readiness, and
    * each command gives up after `OPTIONAL_REDIS_COMMAND_TIMEOUT_MS`
    * instead of waiting out the reconnection attempts.
@@ -97,6 +98,7 @@ export class ServiceRuntime {
       await redis.quit().catch(() => redis.disconnect());
     });
     if (options.optional) return redis;
+    queueOnlyUntilFirstConnect(redis);
     this.lifecycle.addReadinessCheck('redis', async () => {
       await redis.ping();
     });
