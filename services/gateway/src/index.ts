@@ -1,6 +1,6 @@
 export { startGateway, SCHEMA, type RunningGateway } from './server';
 export { loadGatewayConfig, type GatewayConfig } from './config';
-export { KeyAdmin, type IssuedKey, type KeyChangeNotifier } from './domain/key-admin';
+export { KeyAdmin, type KeyChangeNotifier } from './domain/key-admin';
 export { Organisations } from './domain/organisations';
 export { KeyAdmission, NO_VERSION } from './storage/key-admission';
 export { StreamSeats } from './storage/stream-seats';

@@ -4,6 +4,7 @@
  * the gateway's gRPC service, so every gateway sees a change on the key's
  * next request. A refusal comes back as the gateway's ApiError.
  */
+import { SCOPES, type Scope } from './api-scopes';
 import { ApiError } from './errors';
 import { operatorContext, type KeyMode } from './grpc';
 import type { GatewayClient } from './service-clients';
@@ -26,14 +27,14 @@ export interface ListedKey {
   last_used_at: Date | null;
 }
 
-/** A key just issued or rolled: its secret is shown this once. */
+/** A key just issued or rolled: its secret is shown this once (only its hash is kept). */
 export interface IssuedKey {
   id: number;
   secret: string;
   prefix: string;
   last4: string;
   mode: KeyMode;
-  scopes: string[];
+  scopes: Scope[];
 }
 
 type KeyMessage = Awaited<ReturnType<GatewayClient['getApiKey']>>;
@@ -58,7 +59,9 @@ const listed = (key: KeyMessage): ListedKey => ({
   last_used_at: time(key.lastUsedAt),
 });
 
-const issued = (key: IssuedMessage): IssuedKey => ({ id: Number(key.id), secret: key.secret, prefix: key.prefix, last4: key.last4, mode: key.mode as KeyMode, scopes: key.scopes });
+const isScope = (scope: string): scope is Scope => (SCOPES as readonly string[]).includes(scope);
+
+const issued = (key: IssuedMessage): IssuedKey => ({ id: Number(key.id), secret: key.secret, prefix: key.prefix, last4: key.last4, mode: key.mode as KeyMode, scopes: key.scopes.filter(isScope) });
 
 export class GatewayKeys {
   constructor(private readonly gateway: GatewayClient) {}

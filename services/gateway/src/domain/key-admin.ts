@@ -2,7 +2,7 @@
  * Operator actions on keys: the one implementation of issuing, rolling,
  * revoking and changing a key, served over gRPC to the dashboard and partnerctl.
  */
-import { ApiError, inTransaction, type KeyMode, type Pool, type PoolClient } from '@partner-api/shared';
+import { ApiError, inTransaction, type IssuedKey, type KeyMode, type Pool, type PoolClient } from '@partner-api/shared';
 import type { KeyListing, KeyRepository } from '../storage/key-repository';
 import { displayParts, generateSecret, hashSecret, SCOPES, type Scope } from './api-keys';
 import { parseAllowlist } from './ip-allowlist';
@@ -23,16 +23,6 @@ export function keyState(key: Pick<KeyListing, 'revoked_at' | 'expires_at'>, now
   if (key.revoked_at && key.revoked_at <= now) return 'revoked';
   if (key.expires_at) return key.expires_at <= now ? 'expired' : 'expiring';
   return 'active';
-}
-
-export interface IssuedKey {
-  id: number;
-  /** Shown once; only its hash is kept. */
-  secret: string;
-  prefix: string;
-  last4: string;
-  mode: KeyMode;
-  scopes: Scope[];
 }
 
 /** Tells the gateways a key changed (KeyAdmission.bump). */

@@ -4,8 +4,8 @@
  * context's organisation. Ids arrive as int64 and are checked here, at the
  * edge; times leave as RFC 3339 strings.
  */
-import { ApiError, type gen, type KeyMode, type ServiceHandlers } from '@partner-api/shared';
-import type { IssuedKey, KeyAdmin, KeyWithState } from '../domain/key-admin';
+import { ApiError, type gen, type IssuedKey, type KeyMode, type ServiceHandlers } from '@partner-api/shared';
+import type { KeyAdmin, KeyWithState } from '../domain/key-admin';
 import type { Organisations } from '../domain/organisations';
 import type { OrganisationRow } from '../storage/key-repository';
 
