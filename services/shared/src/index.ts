@@ -27,6 +27,7 @@ export * from './uuid';
 export * from './service-clients';
 export * from './customer';
 export * from './ticket-codes';
+export * from './seating-plan';
 export { pageSecurityHeaders } from './web/page-security';
 export { AddressLimitCounts } from './web/address-limit-counts';
 export { trustedProxiesEnv } from './web/trusted-proxies';
