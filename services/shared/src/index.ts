@@ -27,6 +27,8 @@ export * from './uuid';
 export * from './service-clients';
 export * from './customer';
 export * from './ticket-codes';
+export * from './person-name';
+export * from './webhook-signing';
 export * from './seating-plan';
 export { pageSecurityHeaders } from './web/page-security';
 export { AddressLimitCounts } from './web/address-limit-counts';

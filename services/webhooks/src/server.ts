@@ -1,11 +1,10 @@
 /** Starts the webhooks service (endpoints, test sends, and live deliveries from the events topic); tests call this and own its life. */
-import { gen, ServiceRuntime, type Logger } from '@partner-api/shared';
+import { gen, ServiceRuntime, WEBHOOK_USER_AGENT, type Logger } from '@partner-api/shared';
 import { DeliveryMetrics } from './adapters/delivery-metrics';
 import { ReceiverClient } from './adapters/receiver-client';
 import type { WebhooksConfig } from './config';
 import { Deliveries } from './domain/deliveries';
 import { DeliveryLog } from './domain/delivery-log';
-import { WEBHOOK_USER_AGENT } from './domain/delivery-request';
 import { DisableNotices } from './domain/disable-notices';
 import { WebhookEndpoints } from './domain/endpoints';
 import { EVENT_RETENTION_MS, EventFeed } from './domain/event-feed';

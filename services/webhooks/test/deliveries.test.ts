@@ -8,7 +8,7 @@
 import type { Pool } from 'pg';
 import { ensureTopic, randomBase62 } from '@partner-api/shared';
 import { testKafka } from '../../shared/test/support';
-import { verifySignature } from '../src';
+import { verifySignature } from '@partner-api/shared';
 import { eventBody, liveContext, scratchDatabase, startService, deliverySuite, waitFor } from './support';
 
 const organisationId = 810_000 + Math.floor(Math.random() * 9_999);

@@ -7,7 +7,7 @@
  * before any connection is made.
  */
 import type { ApiError } from '@partner-api/shared';
-import { verifySignature } from '../src';
+import { verifySignature } from '@partner-api/shared';
 import { eventBody, eventProducer, liveContext, Receiver, scratchDatabase, startService, refusal, testContext, waitFor, type ServiceUnderTest } from './support';
 
 const organisationId = 820_000 + Math.floor(Math.random() * 9_999);

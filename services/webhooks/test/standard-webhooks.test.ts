@@ -5,7 +5,7 @@
  * shown it, before, during and after a rotation's overlap.
  */
 import { Webhook } from 'standardwebhooks';
-import { verifySignature } from '../src';
+import { verifySignature } from '@partner-api/shared';
 import { eventBody, liveContext, type ReceivedRequest, deliverySuite, waitFor } from './support';
 
 const organisationId = 830_000 + Math.floor(Math.random() * 9_999);

@@ -11,8 +11,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { EventSource } from 'eventsource';
-import { EVENT_TYPES } from '@partner-api/shared';
-import { deliveryHeaders, newEndpointSecret, WEBHOOK_USER_AGENT } from '@partner-api/webhooks';
+import { deliveryHeaders, EVENT_TYPES, newEndpointSecret, WEBHOOK_USER_AGENT } from '@partner-api/shared';
 
 /** How long the local receiver has to answer, as a real delivery allows. */
 const FORWARD_TIMEOUT_MS = 10_000;

@@ -1,8 +1,7 @@
 /** Operator actions on one ticket, through the tickets service. */
 import type { Command } from 'commander';
 import { create } from '@bufbuild/protobuf';
-import { gen, toApiJson } from '@partner-api/shared';
-import { splitName } from '@partner-api/tickets';
+import { gen, splitName, toApiJson } from '@partner-api/shared';
 import { action, positiveId, positiveInt } from '../context';
 
 export function registerTickets(program: Command): void {

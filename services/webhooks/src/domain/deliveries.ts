@@ -35,7 +35,7 @@
  * (kept with the event), so the POST, retries included, is in the trace of
  * the request whose state change wrote the event (D150).
  */
-import { inStoredContext, inTransaction, type ConsumedMessage, type Logger, type Pool, type TraceCarrier } from '@partner-api/shared';
+import { deliveryHeaders, inStoredContext, inTransaction, type ConsumedMessage, type Logger, type Pool, type TraceCarrier } from '@partner-api/shared';
 import type { ReceiverClient } from '../adapters/receiver-client';
 import type { ReceiverResponse } from '../adapters/receiver-client';
 import type { ClaimedDelivery, DeliveryRepository, ReceivedEvent, RoutedAttempt, RoutedAttemptRow, RoutedSuccess, SucceededAttempt } from '../storage/delivery-repository';
@@ -43,7 +43,7 @@ import type { DisableNoticeRepository } from '../storage/disable-notice-reposito
 import type { EndpointRepository } from '../storage/endpoint-repository';
 import { BatchWriter } from './batch-writer';
 import { deliveryOutcome, type DeliveryObserver } from './delivery-observer';
-import { deliveryHeaders, signingSecrets } from './delivery-request';
+import { signingSecrets } from './signing-secrets';
 import { disableReason } from './endpoint-health';
 import { nextAttemptAt, type RetrySchedule } from './retry-schedule';
 import { SenderPool, type HandedSend } from './sender-pool';

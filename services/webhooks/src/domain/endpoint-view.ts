@@ -1,8 +1,7 @@
 /** A stored endpoint as the API's webhook_endpoint object. */
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { formatOptionalTimestamp, formatTimestamp, type gen } from '@partner-api/shared';
+import { formatOptionalTimestamp, formatTimestamp, secretHint, type gen } from '@partner-api/shared';
 import type { EndpointRow } from '../storage/endpoint-repository';
-import { secretHint } from './signature';
 
 export type EndpointInit = MessageInitShape<typeof gen.webhooks.WebhookEndpointSchema>;
 

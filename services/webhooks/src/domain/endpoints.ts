@@ -9,13 +9,12 @@
  * `replays.ts`).
  */
 import type { MessageShape } from '@bufbuild/protobuf';
-import { ApiError, type gen, inTransaction, isDryRun, notFound, type Pool, type RequestContext } from '@partner-api/shared';
+import { ApiError, type gen, inTransaction, isDryRun, newEndpointSecret, notFound, type Pool, type RequestContext } from '@partner-api/shared';
 import type { DeliveryRepository } from '../storage/delivery-repository';
 import type { EndpointRepository, EndpointRow } from '../storage/endpoint-repository';
 import { endpointView, type EndpointInit } from './endpoint-view';
 import { ALL_EVENTS, normaliseEventTypes } from './event-types';
 import { MAX_URL_LENGTH, ReceiverRefused, type ReceiverPolicy } from './receiver-policy';
-import { newEndpointSecret } from './signature';
 
 type CreateRequest = MessageShape<typeof gen.webhooks.CreateEndpointRequestSchema>;
 type UpdateRequest = MessageShape<typeof gen.webhooks.UpdateEndpointRequestSchema>;

@@ -8,10 +8,10 @@
  * up yet must not get a live endpoint disabled.
  */
 import type { MessageShape } from '@bufbuild/protobuf';
-import { ApiError, type gen, type RequestContext } from '@partner-api/shared';
+import { ApiError, deliveryHeaders, type gen, type RequestContext } from '@partner-api/shared';
 import type { ReceiverClient } from '../adapters/receiver-client';
 import type { DeliveryRepository } from '../storage/delivery-repository';
-import { deliveryHeaders, signingSecrets } from './delivery-request';
+import { signingSecrets } from './signing-secrets';
 import { deliveryView, type DeliveryInit } from './delivery-view';
 import type { WebhookEndpoints } from './endpoints';
 import { sampleDomainEvent, testEventType } from './sample-events';

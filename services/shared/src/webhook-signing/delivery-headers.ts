@@ -1,24 +1,13 @@
 /**
  * The headers of one delivery attempt: the spec's delivery headers, and the
  * Standard Webhooks ones beside them on every delivery (D263); Content-Type
- * and User-Agent come from the client.
+ * and User-Agent come from the client. Used by the webhooks service and by
+ * `partnerctl listen`, which forwards signed test deliveries.
  */
 import { signatureHeader } from './signature';
 import { standardWebhookHeaders } from './standard-webhooks';
 
 export const WEBHOOK_USER_AGENT = 'PartnerAPI-Webhooks/1.0';
-
-export interface SigningKeys {
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-}
-
-/** The current secret, and the rotated-out one while its 24-hour overlap lasts. */
-export function signingSecrets(keys: SigningKeys, now: Date): string[] {
-  const overlap = keys.previous_secret !== null && keys.previous_secret_expires_at !== null && keys.previous_secret_expires_at > now;
-  return overlap ? [keys.secret, keys.previous_secret!] : [keys.secret];
-}
 
 export function deliveryHeaders(event: { id: string; type: string }, attempt: number, body: string, secrets: readonly string[], now: Date): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);

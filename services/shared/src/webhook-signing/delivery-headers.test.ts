@@ -1,16 +1,9 @@
-import { deliveryHeaders, signingSecrets } from './delivery-request';
+import { deliveryHeaders } from './delivery-headers';
 import { verifySignature } from './signature';
 
 const now = new Date('2026-11-23T12:00:00Z');
 
 describe('delivery requests', () => {
-  it('sign with the old secret too only while its overlap lasts', () => {
-    const keys = { secret: 'whsec_new', previous_secret: 'whsec_old', previous_secret_expires_at: new Date(now.getTime() + 1) };
-    expect(signingSecrets(keys, now)).toEqual(['whsec_new', 'whsec_old']);
-    expect(signingSecrets({ ...keys, previous_secret_expires_at: now }, now)).toEqual(['whsec_new']);
-    expect(signingSecrets({ secret: 'whsec_new', previous_secret: null, previous_secret_expires_at: null }, now)).toEqual(['whsec_new']);
-  });
-
   it('carry the event id, type, attempt and a signature a receiver verifies', () => {
     const body = '{"id":"evt_1"}';
     const headers = deliveryHeaders({ id: 'evt_1', type: 'order.completed' }, 3, body, ['whsec_new', 'whsec_old'], now);

@@ -5,7 +5,7 @@
  * header carries the new secret's `v1` first and the old one's after it.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '@partner-api/shared';
+import { randomBase62 } from '../events';
 
 /** How far a receiver lets `t` differ from its clock (the spec: 300 seconds). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
