@@ -227,6 +227,18 @@ const DASHBOARD_SIGNED_IN: PageVisit[] = [
       await page.getByTestId('door-result').waitFor();
     },
   },
+  { name: 'waiting-room', open: (page) => page.goto('/waiting-room') },
+  { name: 'waiting-room-event', open: (page) => page.goto(`/waiting-room/${organiser.doorEventId}`) },
+  {
+    name: 'waiting-room-refused',
+    open: async (page) => {
+      await page.goto(`/waiting-room/${organiser.doorEventId}`);
+      await page.getByLabel('Opens at').fill('2030-12-01T09:00');
+      await page.getByLabel('Fixed', { exact: true }).check();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByTestId('error').waitFor();
+    },
+  },
   { name: 'members', open: (page) => page.goto('/members') },
   { name: 'audit', open: (page) => page.goto('/audit') },
   { name: 'not-found', open: (page) => page.goto('/no-such-page') },

@@ -18,6 +18,7 @@ import { keyRoutes } from './routes/keys';
 import { memberRoutes } from './routes/members';
 import { orderRoutes } from './routes/orders';
 import { signInRoutes, type SignInLimits } from './routes/sign-in';
+import { waitingRoomRoutes } from './routes/waiting-rooms';
 import { webhookRoutes } from './routes/webhooks';
 import { signedInOf, type SignedInLocals } from './signed-in';
 import { render } from './views';
@@ -89,6 +90,7 @@ export function dashboardApp(deps: DashboardDeps, options: DashboardAppOptions, 
   app.use(memberRoutes(deps));
   app.use(auditRoutes(deps));
   app.use(orderRoutes(deps));
+  app.use(waitingRoomRoutes(deps));
   app.use(doorRoutes(deps, logger));
 
   app.use((req, res) => render(req, res, 'message', { title: 'Not found', status: 404, message: 'There is no such page.' }));

@@ -18,6 +18,7 @@ const NAV: Array<{ href: string; label: string; permission: Permission }> = [
   { href: '/keys', label: 'API keys', permission: 'keys' },
   { href: '/webhooks', label: 'Webhooks', permission: 'webhooks' },
   { href: '/orders', label: 'Orders', permission: 'orders.view' },
+  { href: '/waiting-room', label: 'Waiting room', permission: 'orders.view' },
   { href: '/door', label: 'Door', permission: 'door' },
   { href: '/members', label: 'Members', permission: 'members' },
   { href: '/audit', label: 'Audit log', permission: 'audit' },
@@ -48,6 +49,7 @@ const DONE_MESSAGES: Record<string, string | ((query: Query, time: TimeFormat) =
   ticket_transferred: 'Ticket transferred. It has a new code; the old one no longer checks in.',
   ticket_voided: 'Ticket voided. It no longer checks in and its place is back on sale.',
   email_resent: 'The order’s tickets are emailed to the buyer again; the email is listed below.',
+  waiting_room_saved: 'The waiting room is saved; the event’s sale pages follow it at once.',
   link_sent: 'If that address belongs to a member, a sign-in link is on its way. It works once, for 15 minutes.',
   endpoint_enabled: 'The endpoint is enabled and its failure count reset. Recover what it missed below.',
   delivery_resent: (query) => {
