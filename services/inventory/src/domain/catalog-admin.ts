@@ -16,7 +16,8 @@ import {
   type PoolClient,
   type RequestContext,
 } from '@partner-api/shared';
-import { CatalogRepository, soldTickets, type EventRow } from '../storage/catalog-repository';
+import { CatalogRepository, type EventRow } from '../storage/catalog-repository';
+import { CatalogWrites } from '../storage/catalog-writes';
 import type { StockStore } from '../storage/stock-store';
 import type { Catalog } from './catalog';
 import type { CheckoutCatalog } from './checkout-catalog';
@@ -73,22 +74,16 @@ export class CatalogAdmin {
       removed_at: fields.removed === undefined ? undefined : fields.removed ? new Date() : null,
     };
     const set = Object.entries(values).filter(([, value]) => value !== undefined);
-    const { rows } = await (request.id === undefined
-      ? (() => {
-          for (const column of ['name', 'slug', 'line1', 'locality', 'state', 'postal_code', 'country']) {
-            if (values[column] === undefined) throw required(column);
-          }
-          return this.pool.query(
-            `INSERT INTO venues (${set.map(([column]) => column).join(', ')}) VALUES (${set.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *`,
-            set.map(([, value]) => value),
-          );
-        })()
-      : this.pool.query(
-          `UPDATE venues SET ${[...set.map(([column], i) => `${column} = $${i + 2}`), 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`,
-          [request.id, ...set.map(([, value]) => value)],
-        ));
-    if (!rows[0]) throw notFound('venue');
-    return venueView(rows[0]);
+    const writes = new CatalogWrites(this.pool);
+    if (request.id === undefined) {
+      for (const column of ['name', 'slug', 'line1', 'locality', 'state', 'postal_code', 'country']) {
+        if (values[column] === undefined) throw required(column);
+      }
+      return venueView(await writes.insertVenue(set));
+    }
+    const venue = await writes.updateVenue(request.id, set);
+    if (!venue) throw notFound('venue');
+    return venueView(venue);
   }
 
   upsertEvent(ctx: RequestContext, request: UpsertEvent): Promise<EventInit> {
@@ -109,27 +104,22 @@ export class CatalogAdmin {
     if (fields.venueId !== undefined) given.push({ name: 'venue', column: 'venue_id', value: fields.venueId.toString() });
     if (fields.setCategories) given.push({ name: 'categories', column: 'categories', value: fields.categories });
 
+    const columnValues = (fields: typeof given) => fields.map((field) => [field.column, field.value] as const);
     return inTransaction(this.pool, async (client) => {
       const repository = new CatalogRepository(client);
+      const writes = new CatalogWrites(client);
       if (request.idOrSlug === undefined) {
         for (const column of ['slug', 'title', 'starts_at', 'timezone']) {
           if (!given.some((field) => field.column === column)) throw required(column);
         }
-        const { rows } = await client.query<{ id: string }>(
-          `INSERT INTO events (organisation_id, status, ${given.map((field) => field.column).join(', ')})
-           VALUES ($1, 'draft', ${given.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id`,
-          [ctx.organisationId, ...given.map((field) => field.value)],
-        );
-        const event = await repository.findEvent(ctx.organisationId, rows[0]!.id);
+        const eventId = await writes.insertEvent(ctx.organisationId, columnValues(given));
+        const event = await repository.findEvent(ctx.organisationId, eventId);
         return (await this.catalog.views([event!], repository))[0]!;
       }
       const before = await this.lockedEvent(client, ctx, request.idOrSlug);
       const changed = given.filter((field) => !sameValue((before as unknown as Record<string, unknown>)[field.column], field.value));
       if (changed.length === 0) return (await this.catalog.views([before], repository))[0]!;
-      await client.query(
-        `UPDATE events SET ${changed.map((field, i) => `${field.column} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
-        [before.id, ...changed.map((field) => field.value)],
-      );
+      await writes.updateEvent(before.id, columnValues(changed));
       const view = (await this.catalog.views([(await repository.findEvent(ctx.organisationId, before.id))!], repository))[0]!;
       if (before.status === 'published') {
         await this.emit(client, ctx, 'event.updated', view, { changed_fields: changed.map((field) => field.name) });
@@ -141,11 +131,12 @@ export class CatalogAdmin {
   async changeEventStatus(ctx: RequestContext, idOrSlug: string, action: string): Promise<EventInit> {
     const view = await inTransaction(this.pool, async (client) => {
       const repository = new CatalogRepository(client);
+      const writes = new CatalogWrites(client);
       const event = await this.lockedEvent(client, ctx, idOrSlug);
       const transition = async (to: EventRow['status'], from: EventRow['status'][], announce?: EventType) => {
         if (event.status === to) return;
         if (!from.includes(event.status)) throw invalid('action', `Cannot ${action} an event that is ${event.status}.`);
-        await client.query('UPDATE events SET status = $2, updated_at = now() WHERE id = $1', [event.id, to]);
+        await writes.setEventStatus(event.id, to);
         if (announce) await this.emit(client, ctx, announce, await this.viewOf(repository, ctx, event.id));
       };
       switch (action) {
@@ -163,7 +154,7 @@ export class CatalogAdmin {
           break;
         case 'mark_sold_out':
           if (!event.marked_sold_out) {
-            await client.query('UPDATE events SET marked_sold_out = true, updated_at = now() WHERE id = $1', [event.id]);
+            await writes.markEventSoldOut(event.id);
             await this.emit(client, ctx, 'event.sold_out', await this.viewOf(repository, ctx, event.id));
           }
           break;
@@ -191,35 +182,22 @@ export class CatalogAdmin {
       throw invalid('capacity', 'capacity must be a whole number of tickets.');
     }
     const row = await inTransaction(this.pool, async (client) => {
+      const writes = new CatalogWrites(client);
       if (request.id === undefined) {
         if (request.eventIdOrSlug === undefined) throw required('event_id');
         if (!fields.name) throw required('name');
         if (capacity === undefined) throw required('capacity');
         const event = await this.lockedEvent(client, ctx, request.eventIdOrSlug);
-        const { rows } = await client.query('INSERT INTO pools (event_id, name, capacity) VALUES ($1, $2, $3) RETURNING *', [
-          event.id, fields.name, capacity,
-        ]);
+        const created = await writes.insertPool(event.id, fields.name, capacity);
         await new CatalogRepository(client).touchEvent(event.id);
-        return rows[0];
+        return created;
       }
-      // A sale appends to pool_sales without touching the pool row (D175), so the pool's lock alone does not stop
-      // one committing between this count and the cut: hold new sales back while the capacity changes (a rare write).
-      if (typeof capacity === 'number') await client.query('LOCK TABLE pool_sales IN SHARE MODE');
-      const { rows: found } = await client.query(
-        `SELECT p.id, p.event_id, p.name, p.capacity, ${soldTickets('p')} AS sold
-           FROM pools p JOIN events e ON e.id = p.event_id WHERE p.id = $1 AND e.organisation_id = $2 FOR UPDATE OF p`,
-        [request.id, ctx.organisationId],
-      );
-      const before = found[0];
+      const before = await writes.lockPoolForChange(request.id, ctx.organisationId, typeof capacity === 'number');
       if (!before) throw notFound('pool');
       if (typeof capacity === 'number' && capacity < before.sold) {
         throw invalid('capacity', `capacity cannot go below the ${before.sold} tickets already sold.`);
       }
-      const { rows } = await client.query(
-        'UPDATE pools SET name = coalesce($2, name), capacity = CASE WHEN $4 THEN $3::integer ELSE capacity END WHERE id = $1 RETURNING *',
-        [before.id, fields.name ?? null, capacity ?? null, capacity !== undefined],
-      );
-      const after = rows[0];
+      const after = await writes.updatePool(before.id, fields.name ?? null, capacity);
       if (capacity !== undefined) {
         if (before.capacity === null || after.capacity === null) await this.stock.forget(after);
         else await this.stock.adjust(after, after.capacity - before.capacity);
@@ -251,6 +229,7 @@ export class CatalogAdmin {
     };
     const set = Object.entries(values).filter(([, value]) => value !== undefined);
     const view = await inTransaction(this.pool, async (client) => {
+      const writes = new CatalogWrites(client);
       let event: EventRow;
       let typeId: string;
       if (request.id === undefined) {
@@ -258,37 +237,20 @@ export class CatalogAdmin {
         for (const column of ['name', 'price_cents']) if (values[column] === undefined) throw required(column === 'price_cents' ? 'price' : column);
         if (fields.poolIds.length === 0) throw required('pool_ids');
         event = await this.lockedEvent(client, ctx, request.eventIdOrSlug);
-        const { rows } = await client.query<{ id: string }>(
-          `INSERT INTO ticket_types (event_id, ${set.map(([column]) => column).join(', ')})
-           VALUES ($1, ${set.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id`,
-          [event.id, ...set.map(([, value]) => value)],
-        );
-        typeId = rows[0]!.id;
+        typeId = await writes.insertTicketType(event.id, set);
       } else {
-        const { rows } = await client.query<{ id: string; event_id: string }>(
-          `SELECT tt.id, tt.event_id FROM ticket_types tt JOIN events e ON e.id = tt.event_id
-            WHERE tt.id = $1 AND e.organisation_id = $2 FOR UPDATE OF tt`,
-          [request.id, ctx.organisationId],
-        );
-        if (!rows[0]) throw notFound('ticket type');
-        typeId = rows[0].id;
-        event = await this.lockedEvent(client, ctx, rows[0].event_id);
-        if (set.length > 0) {
-          await client.query(
-            `UPDATE ticket_types SET ${set.map(([column], i) => `${column} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
-            [typeId, ...set.map(([, value]) => value)],
-          );
-        }
+        const found = await writes.lockTicketType(request.id, ctx.organisationId);
+        if (!found) throw notFound('ticket type');
+        typeId = found.id;
+        event = await this.lockedEvent(client, ctx, found.event_id);
+        await writes.updateTicketType(typeId, set);
       }
       if (fields.poolIds.length > 0) {
-        const { rows: pools } = await client.query('SELECT id FROM pools WHERE event_id = $1 AND id = ANY($2::bigint[])', [
-          event.id, fields.poolIds.map(String),
-        ]);
-        if (pools.length !== new Set(fields.poolIds).size) throw invalid('pool_ids', "pool_ids must be pools of the ticket type's event.");
-        await client.query('DELETE FROM ticket_type_pools WHERE ticket_type_id = $1', [typeId]);
-        for (const [position, poolId] of fields.poolIds.entries()) {
-          await client.query('INSERT INTO ticket_type_pools (ticket_type_id, pool_id, position) VALUES ($1, $2, $3)', [typeId, poolId, position]);
+        const poolIds = fields.poolIds.map(String);
+        if ((await writes.countEventPools(event.id, poolIds)) !== new Set(poolIds).size) {
+          throw invalid('pool_ids', "pool_ids must be pools of the ticket type's event.");
         }
+        await writes.setTicketTypePools(typeId, poolIds);
       }
       const repository = new CatalogRepository(client);
       await repository.touchEvent(event.id);
