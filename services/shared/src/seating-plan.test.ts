@@ -90,7 +90,20 @@ describe('seating plan documents', () => {
     document.sections[0]!.rows[0]!.seats = [];
     document.sections[0]!.id = 'stalls and more';
     expect(problemsOf(document).map((problem) => problem.path)).toEqual(['sections[0].id', 'sections[0].rows[0].seats']);
-    expect(problemsOf(null)).toEqual([{ path: '(document)', message: expect.stringMatching(/object/) }]);
+    expect(problemsOf(null)).toEqual([{ path: '(document)', message: 'must be an object' }]);
+    const outOfRange = plan();
+    outOfRange.sections[0]!.rows[0]!.seats[0]!.rank = 0;
+    outOfRange.width = 1e9;
+    expect(problemsOf(outOfRange)).toEqual([
+      { path: 'width', message: `must be at most ${SEATING_PLAN_LIMITS.canvas}` },
+      { path: 'sections[0].rows[0].seats[0].rank', message: 'must be at least 1' },
+    ]);
+    // A field of the wrong type or left out is named, and the rest is still checked.
+    expect(problemsOf({ ...plan(), name: undefined, width: '100', sections: [{ id: 's', name: 'S', rows: 'A' }] })).toEqual([
+      { path: 'name', message: 'is required (string)' },
+      { path: 'width', message: 'must be a number' },
+      { path: 'sections[0].rows', message: 'must be an array' },
+    ]);
   });
 
   it('holds a plan to its size limits', () => {

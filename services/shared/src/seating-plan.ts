@@ -153,7 +153,19 @@ export function seatingPlanPath(path: readonly PropertyKey[]): string {
 export function readSeatingPlan(document: unknown, maxProblems = 20): SeatingPlanReading {
   const result = seatingPlanSchema.safeParse(document);
   if (result.success) return { ok: true, plan: result.data };
-  return { ok: false, problems: result.error.issues.slice(0, maxProblems).map((issue) => ({ path: seatingPlanPath(issue.path), message: issue.message })) };
+  return { ok: false, problems: result.error.issues.slice(0, maxProblems).map((issue) => ({ path: seatingPlanPath(issue.path), message: problemMessage(issue) })) };
+}
+
+/** zod's own words, said as an operator fixing the file would: "is required", "must be a number", "must be at least 1". */
+function problemMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
+    return /received undefined$/.test(issue.message) ? `is required (${issue.expected})` : `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
+  }
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && /^Too (small|big)/.test(issue.message)) {
+    const bound = issue.code === 'too_small' ? `at least ${issue.minimum}` : `at most ${issue.maximum}`;
+    return issue.origin === 'array' ? `must have ${bound} items` : `must be ${bound}`;
+  }
+  return issue.message;
 }
 
 /** Checks a document's JSON text: too large or not JSON is a problem of the whole document. */
