@@ -176,3 +176,6 @@ export function demoArenaPlan(): SeatingPlanInput {
     sections,
   };
 }
+
+/** The demo plans by name, for partnerctl and the demo seed. */
+export const demoSeatingPlans = { theatre: demoTheatrePlan, arena: demoArenaPlan } as const;

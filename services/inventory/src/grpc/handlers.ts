@@ -5,6 +5,7 @@ import type { CatalogAdmin } from '../domain/catalog-admin';
 import type { CompStock } from '../domain/comp-stock';
 import type { HoldDesk } from '../domain/hold-desk';
 import type { RefundRestocks } from '../domain/refund-restocks';
+import type { SeatingPlans } from '../domain/seating-plans';
 import type { WaitlistDesk } from '../domain/waitlist-desk';
 import type { InventoryMetrics } from '../metrics';
 
@@ -17,7 +18,14 @@ export interface StockDesks {
   restocks: RefundRestocks;
 }
 
-export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, stock: StockDesks, waitlists: WaitlistDesk, metrics: InventoryMetrics): Partial<ServiceHandlers<InventoryMethods>> {
+export function inventoryHandlers(
+  catalog: Catalog,
+  admin: CatalogAdmin,
+  stock: StockDesks,
+  waitlists: WaitlistDesk,
+  metrics: InventoryMetrics,
+  seatingPlans: SeatingPlans,
+): Partial<ServiceHandlers<InventoryMethods>> {
   const { holds, comps, restocks } = stock;
   return {
     getEvent: (request, ctx) => catalog.getEvent(ctx, request.idOrSlug),
@@ -74,6 +82,8 @@ export function inventoryHandlers(catalog: Catalog, admin: CatalogAdmin, stock: 
     changeEventStatus: (request, ctx) => admin.changeEventStatus(ctx, request.idOrSlug, request.action),
     upsertPool: (request, ctx) => admin.upsertPool(ctx, request),
     upsertTicketType: (request, ctx) => admin.upsertTicketType(ctx, request),
+    importSeatingPlan: (request) => seatingPlans.import(request.venueId, request.documentJson),
+    getSeatingPlan: (request) => seatingPlans.get(request.venueId, request.version),
 
     joinWaitlist: (request, ctx) =>
       waitlists.join(ctx, request.eventId.toString(), { ticketTypeId: request.ticketTypeId.toString(), email: request.email, quantity: request.quantity }),
