@@ -8,12 +8,10 @@
  * id, gets the same refund back, and finishes: one refund at the
  * processor, the tickets refunded, the stock back, one order.refunded.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import net, { type AddressInfo } from 'node:net';
-import path from 'node:path';
 import { createServiceClient, gen, type RequestContext } from '@partner-api/shared';
-import { Backends, newOrganisation, paidOrder, StripeStandIn } from './support';
+import { Backends, freePort, newOrganisation, paidOrder, startOrdersProcess, StripeStandIn } from './support';
 
 jest.setTimeout(120_000);
 
@@ -21,32 +19,6 @@ const backends = new Backends();
 const stripe = new StripeStandIn();
 let doomed: ChildProcess | undefined;
 let ctx: RequestContext;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The built orders service in a process of its own, ready once /readyz answers. */
-async function startOrdersProcess(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
-  let output = '';
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'main.js')], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${env.OPS_PORT}/readyz`).then((response) => response.ok, () => false);
-    if (ready) return { child, output: () => output };
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`orders did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 beforeAll(async () => {
   await backends.start();

@@ -3,8 +3,10 @@
  * servers in this process on free ports (real PostgreSQL, Redis, Kafka),
  * an event on sale, and orders paid through the hosted checkout.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import path from 'node:path';
 import { createLogger, createPool, createServiceClient, gen, randomBase62, type Pool, type RequestContext, type ServiceClient, type ServiceRuntime } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
 import { loadTicketsConfig, startTickets } from '@partner-api/tickets';
@@ -16,6 +18,33 @@ export type TicketsClient = ServiceClient<(typeof gen.tickets.TicketsService)['m
 
 export const silent = createLogger('it', process.env.IT_LOG_LEVEL ?? 'silent');
 export const newOrganisation = (): RequestContext => ({ organisationId: 900_000 + Math.floor(Math.random() * 99_999), mode: 'live', keyId: 0, requestId: `it-${randomBase62(8)}` });
+
+/** A port nothing listens on now, for a process that binds it next. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The built orders service in a process of its own (a kill takes it, not the suite), ready once /readyz answers. */
+export async function startOrdersProcess(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
+  let output = '';
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'main.js')], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const ready = await fetch(`http://127.0.0.1:${env.OPS_PORT}/readyz`).then((response) => response.ok, () => false);
+    if (ready) return { child, output: () => output };
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`orders did not start: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /** Inventory and tickets, shared by every orders server of a suite. */
 export class Backends {
