@@ -104,12 +104,7 @@ export class KeyAdmin {
         client,
       );
       const until = new Date(this.clock().getTime() + graceHours * 3_600_000);
-      await client.query(
-        graceHours === 0
-          ? 'UPDATE api_keys SET revoked_at = $2, replaced_by = $3 WHERE id = $1'
-          : 'UPDATE api_keys SET expires_at = $2, replaced_by = $3 WHERE id = $1',
-        [keyId, until, id],
-      );
+      await this.keys.replaceKey(client, keyId, id, until, graceHours === 0);
       return { id, secret, prefix, last4, mode: old.mode, scopes: old.scopes as Scope[], oldKeyExpiresAt: until };
     });
   }
@@ -117,26 +112,21 @@ export class KeyAdmin {
   /** Immediate and final: the next request with the key gets `api_key_revoked`. */
   async revokeKey(organisationId: number, keyId: number): Promise<void> {
     await this.changeKey(organisationId, keyId, async (client) => {
-      await client.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1', [keyId, this.clock()]);
+      await this.keys.revokeKey(client, keyId, this.clock());
     });
   }
 
   /** Comma-separated addresses and CIDR ranges; empty allows any address. */
   async setAllowlist(organisationId: number, keyId: number, allowlist: string): Promise<string[]> {
     const entries = allowlistEntries(allowlist);
-    await this.update(organisationId, keyId, 'ip_allowlist', entries);
+    await this.changeKey(organisationId, keyId, (client) => this.keys.setKeyLimits(client, keyId, { ip_allowlist: entries }));
     return entries;
   }
 
   /** A custom per-minute limit, or null for the mode's default. */
   async setRateLimit(organisationId: number, keyId: number, limit: number | null): Promise<void> {
-    await this.update(organisationId, keyId, 'rate_limit', checkedRateLimit(limit));
-  }
-
-  private async update(organisationId: number, keyId: number, column: 'ip_allowlist' | 'rate_limit', value: unknown): Promise<void> {
-    await this.changeKey(organisationId, keyId, async (client) => {
-      await client.query(`UPDATE api_keys SET ${column} = $2 WHERE id = $1`, [keyId, value]);
-    });
+    const rateLimit = checkedRateLimit(limit);
+    await this.changeKey(organisationId, keyId, (client) => this.keys.setKeyLimits(client, keyId, { rate_limit: rateLimit }));
   }
 
   async issueKey(options: {

@@ -150,4 +150,22 @@ export class KeyRepository {
     );
     return Number(rows[0]!.id);
   }
+
+  /** The old key of a roll: replaced by `newKeyId`, and in use until `until` (revoked at once when `now`). */
+  async replaceKey(client: Pick<Pool, 'query'>, keyId: number, newKeyId: number, until: Date, revokeNow: boolean): Promise<void> {
+    await client.query(
+      revokeNow ? 'UPDATE api_keys SET revoked_at = $2, replaced_by = $3 WHERE id = $1' : 'UPDATE api_keys SET expires_at = $2, replaced_by = $3 WHERE id = $1',
+      [keyId, until, newKeyId],
+    );
+  }
+
+  /** Revoked from `at`, unless it already was. */
+  async revokeKey(client: Pick<Pool, 'query'>, keyId: number, at: Date): Promise<void> {
+    await client.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1', [keyId, at]);
+  }
+
+  async setKeyLimits(client: Pick<Pool, 'query'>, keyId: number, change: { ip_allowlist: string[] } | { rate_limit: number | null }): Promise<void> {
+    if ('ip_allowlist' in change) await client.query('UPDATE api_keys SET ip_allowlist = $2 WHERE id = $1', [keyId, change.ip_allowlist]);
+    else await client.query('UPDATE api_keys SET rate_limit = $2 WHERE id = $1', [keyId, change.rate_limit]);
+  }
 }

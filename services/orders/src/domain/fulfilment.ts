@@ -124,7 +124,7 @@ export class OrderFulfilment {
       const outcome = await this.provider.refund({ reference: attempt.reference, idempotencyKey: `${attempt.id}-refund` });
       if (outcome.status === 'failed') throw new Error(`refunding a payment whose tickets were gone failed: ${outcome.message}`);
     }
-    await this.pool.query("UPDATE checkout_sessions SET paid_at = NULL, updated_at = now() WHERE id = $1 AND status <> 'completed'", [attempt.session_id]);
+    await this.sessions.markUnpaid(this.pool, attempt.session_id);
     await this.orders.settleAttempt(this.pool, attempt.id, { status: 'refunded' });
   }
 

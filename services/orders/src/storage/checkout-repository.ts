@@ -224,6 +224,11 @@ export class CheckoutRepository {
     await client.query('UPDATE checkout_sessions SET paid_at = coalesce(paid_at, now()), updated_at = now() WHERE id = $1', [id]);
   }
 
+  /** Its payment was refunded before an order was made (the tickets were gone): the session may be paid again. */
+  async markUnpaid(client: Pool | PoolClient, id: string): Promise<void> {
+    await client.query("UPDATE checkout_sessions SET paid_at = NULL, updated_at = now() WHERE id = $1 AND status <> 'completed'", [id]);
+  }
+
   async markCompleted(client: PoolClient, id: string): Promise<void> {
     await client.query("UPDATE checkout_sessions SET status = 'completed', order_id = id, updated_at = now() WHERE id = $1", [id]);
   }

@@ -80,8 +80,7 @@ export class OrderMailDesk {
         },
         client,
       );
-      const { rows } = await client.query<TicketMailRow>('SELECT * FROM ticket_mails WHERE dedupe_key = $1', [dedupeKey]);
-      return rows[0]!;
+      return (await this.mails.byDedupeKey(dedupeKey, client))!;
     });
     return ticketMailView(row);
   }

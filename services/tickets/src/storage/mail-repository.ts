@@ -89,6 +89,11 @@ export class MailRepository {
   }
 
   /** The order's own mail (the first one), to find its buyer's address for a resend. */
+  async byDedupeKey(dedupeKey: string, client: Pool | PoolClient = this.pool): Promise<TicketMailRow | undefined> {
+    const { rows } = await client.query<TicketMailRow>('SELECT * FROM ticket_mails WHERE dedupe_key = $1', [dedupeKey]);
+    return rows[0];
+  }
+
   async orderMail(organisationId: number, orderId: string, client: Pool | PoolClient = this.pool): Promise<TicketMailRow | undefined> {
     const { rows } = await client.query<TicketMailRow>("SELECT * FROM ticket_mails WHERE organisation_id = $1 AND order_id = $2 AND kind = 'order'", [organisationId, orderId]);
     return rows[0];
