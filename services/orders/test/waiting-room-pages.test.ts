@@ -3,12 +3,13 @@
  * inventory, tickets, PostgreSQL and Redis): an address that does not
  * decode answers as an unknown event does, and with the orders server's
  * Redis unusable a page without a valid pass answers 503 "try again" at
- * once, while a valid pass still opens the sale (D480).
+ * once, while a valid pass still opens the sale (D480); an embedded sale
+ * page's cookies are set and cleared as a third-party frame needs.
  */
 import type { RequestContext } from '@partner-api/shared';
 import { newVisitorId } from '../src/domain/waiting-room';
 import { WaitingRoomPasses } from '../src/domain/waiting-room-passes';
-import { passCookie, VISITOR_COOKIE } from '../src/web/waiting-room-routes';
+import { EMBED_ORIGIN_COOKIE, passCookie, VISITOR_COOKIE } from '../src/web/waiting-room-routes';
 import { Backends, newOrganisation } from './support';
 
 jest.setTimeout(60_000);
@@ -137,5 +138,64 @@ describe('the sale pages while the waiting room\'s Redis is unusable', () => {
     expect(sent.status).toBe(303);
     expect(sent.headers.get('location')).toMatch(/^\/checkout\/[0-9a-f-]{36}$/);
     expect(await backends.available(ctx, event.slug)).toBe(8);
+  });
+});
+
+describe('the cookies of a sale page served over https', () => {
+  const SITE = 'https://shop.example.com';
+  let base: string;
+  let onSale: Awaited<ReturnType<Backends['eventOnSale']>>;
+  /** Its queue opens later: a visitor with a bad pass is refused rather than admitted again. */
+  let later: Awaited<ReturnType<Backends['eventOnSale']>>;
+
+  beforeAll(async () => {
+    const orders = await backends.startOrders({ WAITING_ROOM_PASS_SECRET: PASS_SECRET, CHECKOUT_BASE_URL: 'https://tickets.example.net' });
+    base = `http://127.0.0.1:${orders.running.checkoutPort}`;
+    onSale = await backends.eventOnSale(ctx, 10);
+    await orders.client.addChannelOrigin({ origin: SITE }, ctx);
+    await orders.client.setWaitingRoom({ eventIdOrSlug: onSale.slug, enabled: true, opensAt: new Date(Date.now() - 60_000).toISOString(), rate: '1000' }, ctx);
+    later = await backends.eventOnSale(ctx, 10);
+    await orders.client.setWaitingRoom({ eventIdOrSlug: later.slug, enabled: true, opensAt: new Date(Date.now() + 600_000).toISOString(), rate: '1000' }, ctx);
+    orders.client.close();
+  });
+
+  /** Each Set-Cookie of the response by name: its attributes, lower-cased. */
+  const cookiesOf = (response: Response) =>
+    new Map(response.headers.getSetCookie().map((line) => [line.split('=')[0]!, line.split(';').slice(1).map((part) => part.trim().toLowerCase())]));
+  const room = (event = onSale) => ({ organisationId: ctx.organisationId, eventId: event.eventId.toString() });
+  const forged = (visitor: string) => `${passes.issue({ ...room(later), visitorId: visitor, expiresAtMs: Date.now() + 600_000 }).slice(0, -2)}AA`;
+
+  it('sets and clears an embedded page’s cookies as third-party ones: SameSite=None, Secure, Partitioned', async () => {
+    const framed = { referer: `${SITE}/tickets` };
+    const admitted = await fetch(`${base}/embed/${ctx.organisationId}/events/${onSale.slug}`, { headers: framed, redirect: 'manual' });
+    expect(admitted.status).toBe(200);
+    const set = cookiesOf(admitted);
+    expect([...set.keys()].sort()).toEqual([EMBED_ORIGIN_COOKIE, VISITOR_COOKIE, passCookie(room())].sort());
+    for (const attributes of set.values()) expect(attributes).toEqual(expect.arrayContaining(['httponly', 'secure', 'samesite=none', 'partitioned', 'path=/']));
+
+    // A refused pass is cleared with the same attributes: a bare clear is refused inside a frame, and the pass would stay.
+    const visitor = /waiting_room_visitor=([^;]+)/.exec(admitted.headers.getSetCookie().join(';'))![1]!;
+    const cookie = `${VISITOR_COOKIE}=${visitor}; ${passCookie(room(later))}=${forged(visitor)}`;
+    const refused = await fetch(`${base}/embed/${ctx.organisationId}/events/${later.slug}`, { headers: { ...framed, cookie }, redirect: 'manual' });
+    expect(refused.status).toBe(403);
+    expect(cookiesOf(refused).get(passCookie(room(later)))).toEqual(expect.arrayContaining(['expires=thu, 01 jan 1970 00:00:00 gmt', 'httponly', 'secure', 'samesite=none', 'partitioned', 'path=/']));
+    const rejoined = await fetch(`${base}/embed/${ctx.organisationId}/events/${later.slug}/queue/rejoin`, { method: 'POST', headers: { ...framed, cookie }, redirect: 'manual' });
+    expect(rejoined.status).toBe(303);
+    expect(cookiesOf(rejoined).get(passCookie(room(later)))).toEqual(expect.arrayContaining(['expires=thu, 01 jan 1970 00:00:00 gmt', 'secure', 'samesite=none', 'partitioned']));
+  });
+
+  it('keeps the web page’s cookies first-party: SameSite=Lax, Secure, not partitioned', async () => {
+    const page = await fetch(`${base}/web/${ctx.organisationId}/events/${onSale.slug}`, { redirect: 'manual' });
+    expect(page.status).toBe(200);
+    const set = cookiesOf(page);
+    expect([...set.keys()].sort()).toEqual([VISITOR_COOKIE, passCookie(room())].sort());
+    for (const attributes of set.values()) {
+      expect(attributes).toEqual(expect.arrayContaining(['httponly', 'secure', 'samesite=lax']));
+      expect(attributes).not.toContain('partitioned');
+    }
+    const visitor = /waiting_room_visitor=([^;]+)/.exec(page.headers.getSetCookie().join(';'))![1]!;
+    const refused = await fetch(`${base}/web/${ctx.organisationId}/events/${later.slug}`, { headers: { cookie: `${VISITOR_COOKIE}=${visitor}; ${passCookie(room(later))}=${forged(visitor)}` }, redirect: 'manual' });
+    expect(refused.status).toBe(403);
+    expect(cookiesOf(refused).get(passCookie(room(later)))).toEqual(expect.arrayContaining(['expires=thu, 01 jan 1970 00:00:00 gmt', 'secure', 'samesite=lax']));
   });
 });

@@ -92,14 +92,20 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
     return entry;
   }
 
-  const cookieOptions = (maxAgeMs: number, channel: string): CookieOptions => ({
-    httpOnly: true,
-    // A framed (embedded) page's cookies are third-party: browsers send them only with SameSite=None, which needs Secure.
-    secure: deps.secureCookies,
-    sameSite: channel === 'embed' && deps.secureCookies ? 'none' : 'lax',
-    path: '/',
-    maxAge: maxAgeMs,
-  });
+  /**
+   * A framed (embedded) page's cookies are third-party: browsers keep and send them only with SameSite=None, which
+   * needs Secure, and, where third-party cookies are blocked, only Partitioned (CHIPS: kept per embedding site).
+   */
+  const cookieOptions = (maxAgeMs: number, channel: string): CookieOptions => {
+    const framed = channel === 'embed' && deps.secureCookies;
+    return { httpOnly: true, secure: deps.secureCookies, sameSite: framed ? 'none' : 'lax', ...(framed ? { partitioned: true } : {}), path: '/', maxAge: maxAgeMs };
+  };
+
+  /** Clears a pass with the attributes it was set with: in a frame a bare clear is refused, and the pass would stay. */
+  function clearPass(res: Response, room: RoomKey, channel: string): void {
+    const { maxAge: _setOnly, ...options } = cookieOptions(0, channel);
+    res.clearCookie(passCookie(room), options);
+  }
 
   function visitorOf(req: Request, res: Response, channel: string): string {
     const existing = (req.cookies as Record<string, unknown>)[VISITOR_COOKIE];
@@ -200,7 +206,7 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
     }
     if (check !== 'missing') {
       passRefusals.inc({ reason: check });
-      res.clearCookie(passCookie(event.room), { path: '/' });
+      clearPass(res, event.room, channel);
     } else if (req.method === 'POST') {
       passRefusals.inc({ reason: 'missing' });
     }
@@ -256,7 +262,7 @@ export function waitingRoomRouter(deps: WaitingRoomRouteDeps): express.Router {
     if (!event) return next();
     const visitor = visitorOf(req, res, String(req.params.channel));
     await deps.room.rejoin(event.room, visitor);
-    res.clearCookie(passCookie(event.room), { path: '/' });
+    clearPass(res, event.room, String(req.params.channel));
     res.redirect(303, urlsOf(req).page);
   });
 
