@@ -54,18 +54,43 @@ export function layout(title: string, body: string): string {
 <body><main>${body}</main></body></html>`;
 }
 
-/** A time on the venue's clock, formatted with the zone's short name; a zone this runtime does not know falls back to UTC, named as such. */
-function onVenueClock(at: Date, timezone: string, options: Intl.DateTimeFormatOptions): string {
-  try {
-    return at.toLocaleString('en-AU', { ...options, timeZoneName: 'short', timeZone: timezone });
-  } catch {
-    return at.toLocaleString('en-AU', { ...options, timeZoneName: 'short', timeZone: 'UTC' });
+const START_FORMAT: Intl.DateTimeFormatOptions = { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: 'numeric', minute: '2-digit' };
+const TIME_FORMAT: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
+
+/**
+ * Formatters by zone and format. Making one costs about half a millisecond
+ * (`toLocaleString` with options makes one per call), which every queued
+ * page load paid for the event's start: kept per process, for the few
+ * zones and two formats the pages use.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const FORMATTER_LIMIT = 1_000;
+
+function formatter(timezone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${options === START_FORMAT ? 'start' : 'time'} ${timezone}`;
+  let found = formatters.get(key);
+  if (!found) {
+    let zone = timezone;
+    try {
+      new Intl.DateTimeFormat('en-AU', { timeZone: zone });
+    } catch {
+      zone = 'UTC'; // a zone this runtime does not know
+    }
+    found = new Intl.DateTimeFormat('en-AU', { ...options, timeZoneName: 'short', timeZone: zone });
+    if (formatters.size >= FORMATTER_LIMIT) formatters.clear();
+    formatters.set(key, found);
   }
+  return found;
+}
+
+/** A time on the venue's clock, formatted with the zone's short name; a zone this runtime does not know falls back to UTC, named as such. */
+function onVenueClock(at: Date, timezone: string, options: typeof START_FORMAT | typeof TIME_FORMAT): string {
+  return formatter(timezone, options).format(at);
 }
 
 /** When the event starts, on the venue's clock with the zone's name ("Thursday 31 December 2026 at 8:00 pm AEDT"). */
 export function localStart(startsAt: string, timezone: string): string {
-  return onVenueClock(new Date(startsAt), timezone, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: 'numeric', minute: '2-digit' });
+  return onVenueClock(new Date(startsAt), timezone, START_FORMAT);
 }
 
 /**
@@ -75,7 +100,7 @@ export function localStart(startsAt: string, timezone: string): string {
  */
 export function holdLeft(expiresAt: Date, timezone: string, now: Date = new Date()): string {
   const minutes = Math.max(1, Math.ceil((expiresAt.getTime() - now.getTime()) / 60_000));
-  return `for ${minutes} more minute${minutes === 1 ? '' : 's'}, until ${onVenueClock(expiresAt, timezone, { hour: 'numeric', minute: '2-digit' })}`;
+  return `for ${minutes} more minute${minutes === 1 ? '' : 's'}, until ${onVenueClock(expiresAt, timezone, TIME_FORMAT)}`;
 }
 
 function summary(session: SessionRow, event: EventSummary): string {
