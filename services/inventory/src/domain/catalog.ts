@@ -97,11 +97,13 @@ export class Catalog {
   async views(events: EventRow[], repository: CatalogRepository = this.repository): Promise<EventInit[]> {
     const eventIds = events.map((event) => event.id);
     const venueIds = [...new Set(events.flatMap((event) => (event.venue_id ? [event.venue_id] : [])))];
-    const [venues, pools, types] = await Promise.all([
-      repository.venuesByIds(venueIds),
-      repository.poolsForEvents(eventIds),
-      repository.ticketTypesForEvents(eventIds),
-    ]);
+    const reads = [() => repository.venuesByIds(venueIds), () => repository.poolsForEvents(eventIds), () => repository.ticketTypesForEvents(eventIds)] as const;
+    // On the pool the three reads go in parallel; a repository bound to a transaction has one connection, which
+    // runs one query at a time (pg queues the others, a use it deprecates), so they go one after another there.
+    const [venues, pools, types] =
+      repository === this.repository
+        ? await Promise.all([reads[0](), reads[1](), reads[2]()])
+        : [await reads[0](), await reads[1](), await reads[2]()];
     return this.render(
       events.map((event) => ({
         event,
