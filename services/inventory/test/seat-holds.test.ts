@@ -1,0 +1,185 @@
+/**
+ * Seat holds on real PostgreSQL and Redis: all or nothing, recorded in
+ * seat_holds before Redis takes them, never two holders of a seat under
+ * concurrent buyers, expiry and release free seats, a repeated hold id gets
+ * the same answer, a lost Redis hash is rebuilt from PostgreSQL, and
+ * best-available picks again when another buyer wins its pick.
+ */
+import { Pool } from 'pg';
+import { createLogger, redisFromEnv, type RedisClient } from '@partner-api/shared';
+import { SeatBinder } from '../src/domain/seat-binding';
+import { SeatDesk, SeatsUnavailableError } from '../src/domain/seat-desk';
+import { CatalogRepository } from '../src/storage/catalog-repository';
+import { HoldBook } from '../src/storage/hold-book';
+import { SeatBook, seatsKey } from '../src/storage/seat-book';
+import { SeatHoldRepository } from '../src/storage/seat-hold-repository';
+import { StockStore } from '../src/storage/stock-store';
+import { gridPlan, seatedEvent } from './seat-support';
+
+jest.setTimeout(30_000);
+
+let db: Pool;
+let redis: RedisClient;
+let binder: SeatBinder;
+let book: SeatBook;
+/** The desks' clock: tests move it to expire holds. */
+let now = Date.now();
+let desk: SeatDesk;
+
+beforeAll(() => {
+  db = new Pool({ connectionString: process.env.DATABASE_URL, options: '-c search_path=inventory', max: 12 });
+  redis = redisFromEnv();
+  binder = new SeatBinder(db as never, new StockStore(redis, new CatalogRepository(db as never), new HoldBook(redis)));
+  book = new SeatBook(redis);
+  desk = new SeatDesk(db as never, book, createLogger('it', 'silent'), undefined, () => new Date(now));
+});
+afterAll(async () => {
+  await db.end();
+  await redis.quit();
+});
+beforeEach(() => {
+  now = Date.now();
+});
+
+/** An event whose one pool is bound to a grid of `rows` × `perRow` seats in section S. */
+async function seatedGrid(rows = 2, perRow = 10): Promise<string> {
+  const { eventId, poolIds } = await seatedEvent(db, gridPlan(['S'], rows, perRow));
+  await binder.bind({ poolId: BigInt(poolIds[0]!) });
+  return eventId;
+}
+
+/** Seat → holder in PostgreSQL (live holds and sales) and in Redis (live holds and sales). */
+async function holders(eventId: string): Promise<{ postgres: Record<string, string>; redis: Record<string, string> }> {
+  const rows = await new SeatHoldRepository(db as never).taken(eventId, new Date(now));
+  const live = (await book.seats(eventId)) ?? new Map();
+  const inRedis: Record<string, string> = {};
+  for (const [seat, state] of live) if (state.state !== 'held' || state.expiresAt > now) inRedis[seat] = state.state === 'blocked' ? 'blocked' : `${state.state}:${state.holdId}`;
+  return { postgres: Object.fromEntries(rows.map((row) => [row.seat_id, `${row.state}:${row.hold_id}`])), redis: inRedis };
+}
+
+const conflict = (call: Promise<unknown>) => call.then(() => undefined, (error: unknown) => error);
+
+describe('holding chosen seats', () => {
+  it('holds all the seats or none, naming the taken ones', async () => {
+    const eventId = await seatedGrid();
+    await desk.holdSeats(eventId, 'first', ['S-A1', 'S-A2']);
+    const refused = await conflict(desk.holdSeats(eventId, 'second', ['S-A2', 'S-A3', 'S-A4']));
+    expect(refused).toBeInstanceOf(SeatsUnavailableError);
+    expect(refused).toMatchObject({ code: 'exceeds_availability', param: 'seats', seats: ['S-A2'], message: 'These seats are no longer available: S-A2.' });
+    const state = await holders(eventId);
+    expect(state.postgres).toEqual({ 'S-A1': 'held:first', 'S-A2': 'held:first' });
+    expect(state.redis).toEqual(state.postgres);
+  });
+
+  it('refuses seats the event does not sell, twice named, or none, writing nothing', async () => {
+    const eventId = await seatedGrid();
+    for (const seats of [['S-Z9'], ['S-A1', 'S-A1'], []]) {
+      expect(await conflict(desk.holdSeats(eventId, 'bad', seats))).toMatchObject({ code: 'parameter_invalid', param: 'seats' });
+    }
+    expect(await holders(eventId)).toEqual({ postgres: {}, redis: {} });
+  });
+
+  it('of 40 concurrent holds over overlapping seats, exactly one wins each seat; no seat has two holders in PostgreSQL or Redis', async () => {
+    const eventId = await seatedGrid();
+    // Every buyer wants S-A5 and one seat of the row: one wins, the rest are refused whole.
+    const outcomes = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => desk.holdSeats(eventId, `buyer-${i}`, ['S-A5', `S-${i % 2 ? 'A' : 'B'}${(i % 10) + 1}`])));
+    const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(SeatsUnavailableError);
+    const state = await holders(eventId);
+    const winner = (won[0] as PromiseFulfilledResult<{ holdId: string; seats: string[] }>).value;
+    expect(state.postgres).toEqual(Object.fromEntries(winner.seats.map((seat) => [seat, `held:${winner.holdId}`])));
+    expect(state.redis).toEqual(state.postgres);
+  });
+
+  it('frees seats when the hold expires, and when it is released', async () => {
+    const eventId = await seatedGrid();
+    await desk.holdSeats(eventId, 'brief', ['S-A1'], 60);
+    expect(await conflict(desk.holdSeats(eventId, 'later', ['S-A1']))).toBeInstanceOf(SeatsUnavailableError);
+    now += 61_000;
+    expect((await desk.holdSeats(eventId, 'later', ['S-A1'])).seats).toEqual(['S-A1']);
+    expect(await desk.release(eventId, 'later')).toEqual(['S-A1']);
+    expect(await desk.release(eventId, 'later')).toEqual([]);
+    expect(await holders(eventId)).toEqual({ postgres: {}, redis: {} });
+    expect((await desk.holdSeats(eventId, 'third', ['S-A1'])).seats).toEqual(['S-A1']);
+  });
+
+  it('answers a repeated hold id with the same seats and expiry, and takes a hold PostgreSQL recorded but Redis never did', async () => {
+    const eventId = await seatedGrid();
+    const first = await desk.holdSeats(eventId, 'again', ['S-A3', 'S-A4']);
+    now += 5_000;
+    const repeat = await desk.holdSeats(eventId, 'again', ['S-A4', 'S-A3']);
+    expect(repeat).toEqual(first);
+    expect(await conflict(desk.holdSeats(eventId, 'again', ['S-A5']))).toMatchObject({ code: 'parameter_invalid', param: 'seats' });
+
+    // A crash between PostgreSQL and Redis: the retry finds the record and takes it in Redis.
+    const until = new Date(now + 600_000);
+    await new SeatHoldRepository(db as never).take(eventId, 'crashed', ['S-B1'], until, new Date(now));
+    expect((await holders(eventId)).redis['S-B1']).toBeUndefined();
+    expect(await desk.holdSeats(eventId, 'crashed', ['S-B1'])).toEqual({ holdId: 'crashed', seats: ['S-B1'], expiresAt: until });
+    expect((await holders(eventId)).redis['S-B1']).toBe('held:crashed');
+  });
+
+  it('sells a hold for good: released or expired later, its seats stay sold', async () => {
+    const eventId = await seatedGrid();
+    await desk.holdSeats(eventId, 'buyer', ['S-A1', 'S-A2'], 60);
+    expect(await desk.sell(eventId, 'buyer')).toEqual(['S-A1', 'S-A2']);
+    expect(await desk.sell(eventId, 'buyer')).toEqual(['S-A1', 'S-A2']);
+    expect(await desk.release(eventId, 'buyer')).toEqual([]);
+    now += 120_000;
+    expect(await conflict(desk.holdSeats(eventId, 'other', ['S-A2']))).toMatchObject({ seats: ['S-A2'] });
+    const state = await holders(eventId);
+    expect(state.postgres).toEqual({ 'S-A1': 'sold:buyer', 'S-A2': 'sold:buyer' });
+    expect(state.redis).toEqual(state.postgres);
+    // An expired hold is not sold.
+    await desk.holdSeats(eventId, 'late', ['S-A3'], 60);
+    now += 61_000;
+    expect(await conflict(desk.sell(eventId, 'late'))).toMatchObject({ code: 'exceeds_availability', param: 'hold_id' });
+  });
+
+  it('rebuilds a lost seat hash from PostgreSQL: holds and sales stay taken, expired holds free', async () => {
+    const eventId = await seatedGrid();
+    await desk.holdSeats(eventId, 'sold', ['S-A1']);
+    await desk.sell(eventId, 'sold');
+    await desk.holdSeats(eventId, 'live', ['S-A2', 'S-A3']);
+    await desk.holdSeats(eventId, 'lapsing', ['S-A4'], 30);
+    const before = await holders(eventId);
+    now += 31_000;
+
+    await redis.del(seatsKey(eventId)); // what the RedisGate's drop of {ev:* leaves
+    expect(await conflict(desk.holdSeats(eventId, 'newcomer', ['S-A3', 'S-A5']))).toMatchObject({ seats: ['S-A3'] });
+    expect((await desk.holdSeats(eventId, 'newcomer', ['S-A4', 'S-A5'])).seats).toEqual(['S-A4', 'S-A5']);
+    const after = await holders(eventId);
+    expect(after.redis).toEqual(after.postgres);
+    expect(after.postgres).toEqual({ ...before.postgres, 'S-A4': 'held:newcomer', 'S-A5': 'held:newcomer' });
+
+    // The live hold's release after the rebuild frees its seats in both.
+    await desk.release(eventId, 'live');
+    expect(Object.keys((await holders(eventId)).redis).sort()).toEqual(['S-A1', 'S-A4', 'S-A5']);
+  });
+});
+
+describe('holding the best available seats', () => {
+  it('holds the best pair, and repeats it for the same hold id', async () => {
+    const eventId = await seatedGrid(2, 6);
+    const pair = await desk.holdBestAvailable(eventId, 'pair', { quantity: 2, allowSplit: false });
+    expect(pair.seats).toEqual(['S-A3', 'S-A4']);
+    expect(await desk.holdBestAvailable(eventId, 'pair', { quantity: 2, allowSplit: false })).toEqual(pair);
+    expect((await desk.holdBestAvailable(eventId, 'next', { quantity: 2, allowSplit: false })).seats).not.toContain('S-A3');
+  });
+
+  it('under 30 concurrent buyers of 2 on 40 seats: 20 are seated, no seat twice, the rest told it is sold out', async () => {
+    const eventId = await seatedGrid(4, 10);
+    const outcomes = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => desk.holdBestAvailable(eventId, `crowd-${i}`, { quantity: 2, allowSplit: false })));
+    const seated = outcomes.filter((outcome) => outcome.status === 'fulfilled').map((outcome) => (outcome as PromiseFulfilledResult<{ seats: string[] }>).value.seats);
+    const refused = outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason as { code?: string });
+    const allSeats = seated.flat();
+    expect(new Set(allSeats).size).toBe(allSeats.length);
+    expect(seated).toHaveLength(20);
+    // Refused: sold out, or lost every pick to other buyers (a conflict after the retries).
+    for (const reason of refused) expect(reason.code).toBe('exceeds_availability');
+    const state = await holders(eventId);
+    expect(Object.keys(state.postgres)).toHaveLength(allSeats.length);
+    expect(state.redis).toEqual(state.postgres);
+  });
+});
