@@ -137,6 +137,16 @@ describe('holding chosen seats', () => {
     expect(await conflict(desk.sell(eventId, 'late'))).toMatchObject({ code: 'exceeds_availability', param: 'hold_id' });
   });
 
+  it('answers seats taken while Redis still holds one PostgreSQL freed (a give-back cut short), undoing the new record', async () => {
+    const eventId = await seatedGrid();
+    await desk.holdSeats(eventId, 'cut-short', ['S-A1'], 60);
+    await new SeatHoldRepository(db as never).release(eventId, 'cut-short'); // recorded free; Redis never heard
+    expect(await conflict(desk.holdSeats(eventId, 'next', ['S-A1', 'S-A2']))).toMatchObject({ seats: ['S-A1'] });
+    expect((await holders(eventId)).postgres).toEqual({});
+    now += 61_000;
+    expect((await desk.holdSeats(eventId, 'next', ['S-A1', 'S-A2'])).seats).toEqual(['S-A1', 'S-A2']);
+  });
+
   it('rebuilds a lost seat hash from PostgreSQL: holds and sales stay taken, expired holds free', async () => {
     const eventId = await seatedGrid();
     await desk.holdSeats(eventId, 'sold', ['S-A1']);
