@@ -8,6 +8,7 @@ import { CheckoutCatalog } from './domain/checkout-catalog';
 import { CompStock } from './domain/comp-stock';
 import { HoldDesk } from './domain/hold-desk';
 import { RefundRestocks } from './domain/refund-restocks';
+import { SeatBinder } from './domain/seat-binding';
 import { SeatingPlans } from './domain/seating-plans';
 import { StockAlerts } from './domain/stock-alerts';
 import { HoldBook } from './storage/hold-book';
@@ -55,7 +56,7 @@ export async function startInventory(config: InventoryConfig, logger?: Logger): 
   // Serve once Redis is verified; if it is down, start anyway (not ready) and open when it is back.
   await gate.whenOpen(config.REDIS_VERIFY_TIMEOUT_MS).catch((error: unknown) => runtime.logger.warn({ err: error }, 'starting before redis is available'));
   // The listed methods finish or give back admitted work, so the call gate never sheds them (D449).
-  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, desks, waitlists, metrics, new SeatingPlans(pool)), config.GRPC_PORT, [
+  await runtime.serveGrpc(gen.inventory.InventoryService, inventoryHandlers(catalog, admin, desks, waitlists, metrics, new SeatingPlans(pool), new SeatBinder(pool, stock)), config.GRPC_PORT, [
     'releaseHold',
     'commitHold',
     'returnStock',

@@ -5,7 +5,8 @@
  * plan version.
  */
 import { Pool } from 'pg';
-import { redisFromEnv, type ApiError, type RedisClient } from '@partner-api/shared';
+import { createLogger, createServiceClient, gen, operatorContext, redisFromEnv, type ApiError, type RedisClient, type ServiceRuntime } from '@partner-api/shared';
+import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
 import { SeatBinder } from '../src/domain/seat-binding';
 import { SeatingPlans } from '../src/domain/seating-plans';
 import { CatalogRepository } from '../src/storage/catalog-repository';
@@ -83,5 +84,29 @@ describe('binding a seated pool', () => {
     await db.query('UPDATE pools SET sold = 6 WHERE id = $1', [poolIds[0]]);
     expect(await refusal(binder.bind({ poolId: BigInt(poolIds[0]!) }))).toMatchObject({ code: 'parameter_invalid', param: 'sections' });
     expect(await capacityOf(poolIds[0]!)).toBe(10);
+  });
+});
+
+describe('BindSeatingPlan over gRPC', () => {
+  let inventory: ServiceRuntime;
+  let client: ReturnType<typeof createServiceClient<(typeof gen.inventory.InventoryService)['method']>>;
+
+  beforeAll(async () => {
+    inventory = await startInventory(loadInventoryConfig({ ...process.env, GRPC_PORT: '0', OPS_PORT: '0' }), createLogger('it', 'silent'));
+    client = createServiceClient(gen.inventory.InventoryService, `127.0.0.1:${inventory.grpcPort}`);
+  }, 60_000);
+  afterAll(async () => {
+    client.close();
+    await inventory.stop();
+  });
+
+  it('binds a pool to sections of its venue plan and refuses an unknown section in the envelope', async () => {
+    const { venueId, poolIds } = await seatedEvent(db, gridPlan(['stalls', 'balcony'], 2, 6));
+    const poolId = BigInt(poolIds[0]!);
+    const bound = await client.bindSeatingPlan({ poolId, sections: ['balcony'] }, operatorContext());
+    expect(bound).toMatchObject({ object: 'pool_seating', poolId, venueId: BigInt(venueId), version: 1, sections: ['balcony'], seatCount: 12 });
+    expect(await capacityOf(poolIds[0]!)).toBe(12);
+    const refused = await refusal(client.bindSeatingPlan({ poolId, sections: ['gallery'] }, operatorContext()));
+    expect({ code: refused?.code, param: refused?.param }).toEqual({ code: 'parameter_invalid', param: 'sections' });
   });
 });

@@ -5,6 +5,7 @@ import type { CatalogAdmin } from '../domain/catalog-admin';
 import type { CompStock } from '../domain/comp-stock';
 import type { HoldDesk } from '../domain/hold-desk';
 import type { RefundRestocks } from '../domain/refund-restocks';
+import type { SeatBinder } from '../domain/seat-binding';
 import type { SeatingPlans } from '../domain/seating-plans';
 import type { WaitlistDesk } from '../domain/waitlist-desk';
 import type { InventoryMetrics } from '../metrics';
@@ -25,6 +26,7 @@ export function inventoryHandlers(
   waitlists: WaitlistDesk,
   metrics: InventoryMetrics,
   seatingPlans: SeatingPlans,
+  seatBinder: SeatBinder,
 ): Partial<ServiceHandlers<InventoryMethods>> {
   const { holds, comps, restocks } = stock;
   return {
@@ -84,6 +86,7 @@ export function inventoryHandlers(
     upsertTicketType: (request, ctx) => admin.upsertTicketType(ctx, request),
     importSeatingPlan: (request) => seatingPlans.import(request.venueId, request.documentJson),
     getSeatingPlan: (request) => seatingPlans.get(request.venueId, request.version),
+    bindSeatingPlan: (request) => seatBinder.bind({ poolId: request.poolId, version: request.version, sections: request.sections }),
 
     joinWaitlist: (request, ctx) =>
       waitlists.join(ctx, request.eventId.toString(), { ticketTypeId: request.ticketTypeId.toString(), email: request.email, quantity: request.quantity }),
