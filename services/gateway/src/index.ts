@@ -1,19 +1,9 @@
 export { startGateway, SCHEMA, type RunningGateway } from './server';
 export { loadGatewayConfig, type GatewayConfig } from './config';
-export { KeyAdmin, type KeyChangeNotifier } from './domain/key-admin';
+// Minting keys straight in the gateway's schema: the demo seed, end-to-end suites and benchmarks (the services'
+// own callers go through GatewayService over gRPC).
+export { KeyAdmin } from './domain/key-admin';
 export { Organisations } from './domain/organisations';
-export { KeyAdmission, NO_VERSION } from './storage/key-admission';
-export { StreamSeats } from './storage/stream-seats';
+export { KeyAdmission } from './storage/key-admission';
 export { KeyRepository } from './storage/key-repository';
 export { SCOPES, hashSecret } from './domain/api-keys';
-export { generateOpenApiDocument } from './openapi/registry';
-export { partnerApiDocument } from './openapi/document';
-export { authenticate } from './http/middleware/authenticate';
-export { idempotency } from './http/middleware/idempotency';
-export { jsonBody } from './http/middleware/json-body';
-export { requestContext } from './http/middleware/request-context';
-export { errorHandler, routeNotFound } from './http/errors';
-export { IdempotencyStore } from './storage/idempotency-store';
-export { KeyResolver } from './domain/key-resolver';
-export { KeyUsage, type KeyUsageFlush } from './domain/key-usage';
-export { KeyUsageStore } from './storage/key-usage-store';

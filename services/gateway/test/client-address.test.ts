@@ -7,7 +7,9 @@
  */
 import http from 'node:http';
 import { createPool, randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
-import { KeyAdmin, KeyAdmission, KeyRepository } from '@partner-api/gateway';
+import { KeyAdmin } from '../src/domain/key-admin';
+import { KeyAdmission } from '../src/storage/key-admission';
+import { KeyRepository } from '../src/storage/key-repository';
 import { startHarness, type Harness } from './harness';
 
 let direct: Harness;

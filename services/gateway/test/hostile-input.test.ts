@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { SCOPES } from '@partner-api/gateway';
+import { SCOPES } from '../src/domain/api-keys';
 import { startHarness, type Harness } from './harness';
 
 let harness: Harness;

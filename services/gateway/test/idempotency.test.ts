@@ -7,20 +7,18 @@ import express from 'express';
 import { serveOnLoopback } from '../../shared/test/support';
 import { createLogger, createPool, randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
 import { ApiError } from '@partner-api/shared';
-import {
-  authenticate,
-  errorHandler,
-  idempotency,
-  IdempotencyStore,
-  jsonBody,
-  KeyAdmin,
-  Organisations,
-  KeyAdmission,
-  KeyRepository,
-  KeyResolver,
-  requestContext,
-  routeNotFound,
-} from '@partner-api/gateway';
+import { KeyAdmin } from '../src/domain/key-admin';
+import { KeyResolver } from '../src/domain/key-resolver';
+import { Organisations } from '../src/domain/organisations';
+import { errorHandler, routeNotFound } from '../src/http/errors';
+import { hashSecret } from '../src/domain/api-keys';
+import { authenticate } from '../src/http/middleware/authenticate';
+import { idempotency } from '../src/http/middleware/idempotency';
+import { jsonBody } from '../src/http/middleware/json-body';
+import { requestContext } from '../src/http/middleware/request-context';
+import { IdempotencyStore } from '../src/storage/idempotency-store';
+import { KeyAdmission } from '../src/storage/key-admission';
+import { KeyRepository } from '../src/storage/key-repository';
 
 const logger = createLogger('idempotency-test', 'silent');
 let served: { baseUrl: string; close: () => Promise<void> };
@@ -159,7 +157,7 @@ describe('Idempotency-Key', () => {
   it('lets a retry run again once a crashed request’s marker has expired', async () => {
     const key = randomBase62(20);
     // What a gateway that died mid-request leaves behind: only the running marker.
-    const keyId = (await new KeyRepository(pool).findByHash((await import('@partner-api/gateway')).hashSecret(apiKey)))!.id;
+    const keyId = (await new KeyRepository(pool).findByHash(hashSecret(apiKey)))!.id;
     const { createHash } = await import('node:crypto');
     await new IdempotencyStore(redis, 500).claim(keyId, createHash('sha256').update(key).digest('hex'), 'from-the-dead-request');
     const during = await post('{"name":"a"}', { idempotencyKey: key });

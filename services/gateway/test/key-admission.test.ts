@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { redisFromEnv, type RedisClient } from '@partner-api/shared';
-import { KeyAdmission, NO_VERSION } from '@partner-api/gateway';
+import { KeyAdmission, NO_VERSION } from '../src/storage/key-admission';
 
 let redis: RedisClient;
 let admission: KeyAdmission;

@@ -7,19 +7,16 @@
 import express from 'express';
 import { serveOnLoopback } from '../../shared/test/support';
 import { createLogger, createPool, randomBase62, redisFromEnv, type RedisClient } from '@partner-api/shared';
-import {
-  authenticate,
-  errorHandler,
-  KeyAdmin,
-  KeyAdmission,
-  KeyRepository,
-  KeyResolver,
-  KeyUsage,
-  KeyUsageStore,
-  Organisations,
-  requestContext,
-  routeNotFound,
-} from '@partner-api/gateway';
+import { KeyAdmin } from '../src/domain/key-admin';
+import { KeyResolver } from '../src/domain/key-resolver';
+import { KeyUsage } from '../src/domain/key-usage';
+import { Organisations } from '../src/domain/organisations';
+import { errorHandler, routeNotFound } from '../src/http/errors';
+import { authenticate } from '../src/http/middleware/authenticate';
+import { requestContext } from '../src/http/middleware/request-context';
+import { KeyAdmission } from '../src/storage/key-admission';
+import { KeyRepository } from '../src/storage/key-repository';
+import { KeyUsageStore } from '../src/storage/key-usage-store';
 import { startHarness } from './harness';
 
 const logger = createLogger('key-usage-test', 'silent');

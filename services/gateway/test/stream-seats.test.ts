@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redisFromEnv, type RedisClient } from '@partner-api/shared';
-import { StreamSeats } from '@partner-api/gateway';
+import { StreamSeats } from '../src/storage/stream-seats';
 
 let redis: RedisClient;
 let otherRedis: RedisClient;
