@@ -169,6 +169,30 @@ describe('holding chosen seats', () => {
   });
 });
 
+describe('blocking seats', () => {
+  it('blocks free seats all or nothing; blocked seats are never held nor picked, and are free again once unblocked', async () => {
+    const eventId = await seatedGrid(1, 4);
+    await desk.holdSeats(eventId, 'holder', ['S-A1']);
+    expect(await conflict(desk.block(eventId, ['S-A1', 'S-A2']))).toMatchObject({ seats: ['S-A1'] });
+    expect((await holders(eventId)).postgres).toEqual({ 'S-A1': 'held:holder' });
+
+    expect(await desk.block(eventId, ['S-A3', 'S-A2'])).toEqual(['S-A2', 'S-A3']);
+    expect(await desk.block(eventId, ['S-A2'])).toEqual(['S-A2']);
+    expect(await conflict(desk.holdSeats(eventId, 'buyer', ['S-A2']))).toMatchObject({ seats: ['S-A2'] });
+    expect(await conflict(desk.holdBestAvailable(eventId, 'pair', { quantity: 2, allowSplit: false }))).toMatchObject({ code: 'exceeds_availability', param: 'quantity' });
+    const state = await holders(eventId);
+    expect(state.postgres).toEqual({ 'S-A1': 'held:holder', 'S-A2': 'blocked:null', 'S-A3': 'blocked:null' });
+    expect(state.redis).toEqual({ 'S-A1': 'held:holder', 'S-A2': 'blocked', 'S-A3': 'blocked' });
+
+    // Blocks survive a Redis loss.
+    await redis.del(seatsKey(eventId));
+    expect(await conflict(desk.holdSeats(eventId, 'buyer', ['S-A3']))).toMatchObject({ seats: ['S-A3'] });
+
+    expect(await desk.unblock(eventId, ['S-A2', 'S-A4'])).toEqual(['S-A2']);
+    expect((await desk.holdSeats(eventId, 'buyer', ['S-A2'])).seats).toEqual(['S-A2']);
+  });
+});
+
 describe('holding the best available seats', () => {
   it('holds the best pair, and repeats it for the same hold id', async () => {
     const eventId = await seatedGrid(2, 6);

@@ -125,10 +125,54 @@ export class SeatDesk {
     return sold;
   }
 
-  private checkSeats(seating: EventSeats, seatIds: readonly string[]): void {
+  /**
+   * Blocks seats (an organiser's kill seats): free, expired or blocked
+   * already, every one or none; blocked seats are never held or sold until
+   * unblocked. Held or sold seats are refused (SeatsUnavailableError).
+   */
+  async block(eventId: string, seatIds: readonly string[]): Promise<string[]> {
+    const seating = await this.plans.eventSeats(this.pool, eventId);
+    this.checkSeats(seating, seatIds, Number.MAX_SAFE_INTEGER);
+    this.book.assertUsable(eventId);
+    const sorted = [...seatIds].sort();
+    const now = this.clock();
+    const newlyBlocked = await inTransaction(this.pool, async (client) => {
+      const seats = new SeatHoldRepository(client);
+      const before = new Set((await seats.taken(eventId, now)).filter((row) => row.state === 'blocked').map((row) => row.seat_id));
+      const blocked = new Set(await seats.block(eventId, sorted, now));
+      if (blocked.size < sorted.length) throw new SeatsUnavailableError(sorted.filter((seat) => !blocked.has(seat)));
+      return sorted.filter((seat) => !before.has(seat));
+    });
+    let outcome;
+    try {
+      outcome = await this.book.block(eventId, sorted, now);
+      if (!outcome.held && outcome.reason === 'missing') {
+        await this.rebuild(eventId);
+        outcome = await this.book.block(eventId, sorted, now);
+      }
+    } catch (error) {
+      this.logger.error({ err: error, eventId }, 'blocking seats in Redis failed');
+      await new SeatHoldRepository(this.pool).unblock(eventId, newlyBlocked);
+      throw holdFailed();
+    }
+    if (outcome.held) return sorted;
+    await new SeatHoldRepository(this.pool).unblock(eventId, newlyBlocked);
+    if (outcome.reason === 'taken') throw new SeatsUnavailableError(outcome.seats);
+    throw holdFailed();
+  }
+
+  /** Frees blocked seats; answers those that were blocked. Safe to repeat. */
+  async unblock(eventId: string, seatIds: readonly string[]): Promise<string[]> {
+    this.book.assertUsable(eventId);
+    const freed = await new SeatHoldRepository(this.pool).unblock(eventId, seatIds);
+    await this.book.unblock(eventId, freed);
+    return freed;
+  }
+
+  private checkSeats(seating: EventSeats, seatIds: readonly string[], max = MAX_SEATS_PER_HOLD): void {
     if (seating.poolOf.size === 0) throw new ApiError('parameter_invalid', 'The event has no seated pool.', 'event_id');
     if (seatIds.length === 0) throw invalid('seats must name at least one seat.');
-    if (seatIds.length > MAX_SEATS_PER_HOLD) throw invalid(`A hold takes at most ${MAX_SEATS_PER_HOLD} seats.`);
+    if (seatIds.length > max) throw invalid(`A hold takes at most ${max} seats.`);
     if (new Set(seatIds).size !== seatIds.length) throw invalid('seats names a seat twice.');
     const unknown = seatIds.filter((seat) => !seating.poolOf.has(seat));
     if (unknown.length > 0) throw invalid(`The event sells no seat ${unknown.slice(0, 10).join(', ')}.`);

@@ -28,8 +28,9 @@ local function held(v)
 end
 `;
 
-// KEYS: 1 seats. ARGV: 1 hold id, 2 now (ms), 3 expiry (ms), 4.. seat ids.
+// KEYS: 1 seats. ARGV: 1 hold id ('' for a block), 2 now (ms), 3 the value to write, 4.. seat ids.
 // All or nothing: {'taken', seats...} when another hold (not expired), a sale or a block has any; a seat this hold has keeps its expiry.
+// A block writes 'b' and finds seats already blocked its own.
 const HOLD = `${PARSE}
 if redis.call('HEXISTS', KEYS[1], '${READY}') == 0 then return {'missing'} end
 local id, now = ARGV[1], tonumber(ARGV[2])
@@ -43,15 +44,16 @@ for i = 4, #ARGV do
       if expiry > now then
         if owner == id then mine[i] = true else table.insert(answer, ARGV[i]) end
       end
+    elseif v == 'b' and id == '' then
+      mine[i] = true
     else
       table.insert(answer, ARGV[i])
     end
   end
 end
 if #answer > 1 then return answer end
-local value = 'h|' .. ARGV[3] .. '|' .. id
 for i = 4, #ARGV do
-  if not mine[i] then redis.call('HSET', KEYS[1], ARGV[i], value) end
+  if not mine[i] then redis.call('HSET', KEYS[1], ARGV[i], ARGV[3]) end
 end
 return {'held'}
 `;
@@ -65,6 +67,15 @@ for i = 2, #ARGV do
     local _, owner = held(v)
     if owner == ARGV[1] then redis.call('HDEL', KEYS[1], ARGV[i]) freed = freed + 1 end
   end
+end
+return freed
+`;
+
+// KEYS: 1 seats. ARGV: seat ids. Frees the blocked ones; the count freed.
+const UNBLOCK = `
+local freed = 0
+for i = 1, #ARGV do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == 'b' then redis.call('HDEL', KEYS[1], ARGV[i]) freed = freed + 1 end
 end
 return freed
 `;
@@ -90,6 +101,7 @@ interface SeatCommands {
   releaseSeats(key: string, ...args: string[]): Promise<number>;
   sellSeats(key: string, ...args: string[]): Promise<number>;
   restoreSeats(key: string, ...args: string[]): Promise<number>;
+  unblockSeats(key: string, ...args: string[]): Promise<number>;
 }
 
 export type SeatHoldOutcome = { held: true } | { held: false; reason: 'taken'; seats: string[] } | { held: false; reason: 'missing' };
@@ -123,6 +135,7 @@ export class SeatBook {
     defineScript(redis, 'releaseSeats', RELEASE, 1);
     defineScript(redis, 'sellSeats', SELL, 1);
     defineScript(redis, 'restoreSeats', RESTORE, 1);
+    defineScript(redis, 'unblockSeats', UNBLOCK, 1);
     this.commands = redis as unknown as SeatCommands;
   }
 
@@ -132,8 +145,24 @@ export class SeatBook {
   }
 
   async hold(eventId: string, holdId: string, seatIds: readonly string[], expiresAt: Date, now: Date): Promise<SeatHoldOutcome> {
+    return this.take(eventId, holdId, `h|${expiresAt.getTime()}|${holdId}`, seatIds, now);
+  }
+
+  /** Blocks every seat or none, like a hold that never expires; seats blocked already stay blocked. */
+  block(eventId: string, seatIds: readonly string[], now: Date): Promise<SeatHoldOutcome> {
+    return this.take(eventId, '', 'b', seatIds, now);
+  }
+
+  /** Frees the blocked seats among `seatIds`; the count freed. */
+  async unblock(eventId: string, seatIds: readonly string[]): Promise<number> {
     this.assertUsable(eventId);
-    const [status, ...seats] = await this.commands.holdSeats(seatsKey(eventId), holdId, now.getTime(), expiresAt.getTime(), ...seatIds);
+    if (seatIds.length === 0) return 0;
+    return this.commands.unblockSeats(seatsKey(eventId), ...seatIds);
+  }
+
+  private async take(eventId: string, holdId: string, value: string, seatIds: readonly string[], now: Date): Promise<SeatHoldOutcome> {
+    this.assertUsable(eventId);
+    const [status, ...seats] = await this.commands.holdSeats(seatsKey(eventId), holdId, now.getTime(), value, ...seatIds);
     if (status === 'held') return { held: true };
     if (status === 'missing') return { held: false, reason: 'missing' };
     return { held: false, reason: 'taken', seats: seats.sort() };

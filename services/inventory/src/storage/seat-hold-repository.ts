@@ -39,6 +39,28 @@ export class SeatHoldRepository {
     return rows.map((row) => row.seat_id);
   }
 
+  /** Records `seatIds` blocked where free, expired or blocked already; answers those seats (all or nothing, as `take`). */
+  async block(eventId: string, seatIds: readonly string[], now: Date): Promise<string[]> {
+    const { rows } = await this.db.query<{ seat_id: string }>(
+      `INSERT INTO seat_holds AS s (event_id, seat_id, state)
+         SELECT $1, seat, 'blocked' FROM unnest($2::text[]) AS seat ORDER BY seat
+       ON CONFLICT (event_id, seat_id) DO UPDATE SET state = 'blocked', hold_id = NULL, expires_at = NULL, updated_at = now()
+         WHERE s.state = 'blocked' OR (s.state = 'held' AND s.expires_at <= $3)
+       RETURNING seat_id`,
+      [eventId, [...seatIds].sort(), now],
+    );
+    return rows.map((row) => row.seat_id);
+  }
+
+  /** Frees the blocked seats among `seatIds`; answers them. */
+  async unblock(eventId: string, seatIds: readonly string[]): Promise<string[]> {
+    const { rows } = await this.db.query<{ seat_id: string }>(
+      `DELETE FROM seat_holds WHERE event_id = $1 AND seat_id = ANY($2::text[]) AND state = 'blocked' RETURNING seat_id`,
+      [eventId, seatIds],
+    );
+    return rows.map((row) => row.seat_id).sort();
+  }
+
   /** The seats among `seatIds` that another hold, a sale or a block has at `now`. */
   async unavailable(eventId: string, holdId: string, seatIds: readonly string[], now: Date): Promise<string[]> {
     const { rows } = await this.db.query<{ seat_id: string }>(
