@@ -1,10 +1,7 @@
-export { startDashboard, SCHEMA, SIGN_IN_COUNTS_PREFIX, type RunningDashboard } from './server';
-export { loadDashboardConfig, dashboardEnv, type DashboardConfig } from './config';
+export { startDashboard, SCHEMA, type RunningDashboard } from './server';
+export { loadDashboardConfig, type DashboardConfig } from './config';
+// Members and the audit log written by partnerctl straight in the dashboard's schema (the dashboard serves no gRPC yet).
 export { Members } from './domain/members';
 export { operatorMembers } from './operator';
 export { MemberRepository } from './storage/member-repository';
-export { SessionRepository } from './storage/session-repository';
 export { AuditRepository } from './storage/audit-repository';
-export { Audit } from './domain/audit';
-export { CachedOrganisationNames } from './storage/organisation-names';
-export { ROLES, type Role } from './domain/roles';

@@ -5,7 +5,12 @@
  * another's members or keys.
  */
 import { hashToken } from '../src/domain/tokens';
-import { Audit, AuditRepository, CachedOrganisationNames, MemberRepository, Members, SessionRepository } from '../src';
+import { Audit } from '../src/domain/audit';
+import { Members } from '../src/domain/members';
+import { AuditRepository } from '../src/storage/audit-repository';
+import { MemberRepository } from '../src/storage/member-repository';
+import { CachedOrganisationNames } from '../src/storage/organisation-names';
+import { SessionRepository } from '../src/storage/session-repository';
 import { Browser, DashboardSuite, PASSWORD } from './support';
 
 const suite = new DashboardSuite();

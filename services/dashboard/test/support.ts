@@ -21,7 +21,8 @@ import {
   type ServiceClient,
 } from '@partner-api/shared';
 import { loadGatewayConfig, startGateway, type RunningGateway } from '../../gateway/src';
-import { loadDashboardConfig, SIGN_IN_COUNTS_PREFIX, startDashboard, type RunningDashboard } from '../src';
+import { loadDashboardConfig, startDashboard, type RunningDashboard } from '../src';
+import { SIGN_IN_COUNTS_PREFIX } from '../src/server';
 
 export const silent = createLogger('it', process.env.IT_LOG_LEVEL ?? 'silent');
 
