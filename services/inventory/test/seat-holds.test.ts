@@ -11,6 +11,7 @@ import { SeatBinder } from '../src/domain/seat-binding';
 import { SeatDesk, SeatsUnavailableError } from '../src/domain/seat-desk';
 import { CatalogRepository } from '../src/storage/catalog-repository';
 import { HoldBook } from '../src/storage/hold-book';
+import { RedisGate } from '../src/storage/redis-gate';
 import { SeatBook, seatsKey } from '../src/storage/seat-book';
 import { SeatHoldRepository } from '../src/storage/seat-hold-repository';
 import { StockStore } from '../src/storage/stock-store';
@@ -102,6 +103,29 @@ describe('holding chosen seats', () => {
     expect(await desk.release(eventId, 'later')).toEqual([]);
     expect(await holders(eventId)).toEqual({ postgres: {}, redis: {} });
     expect((await desk.holdSeats(eventId, 'third', ['S-A1'])).seats).toEqual(['S-A1']);
+  });
+
+  it('releases a lapsed hold while 10 buyers take its seats: every buyer is answered (held or taken), never hold_failed', async () => {
+    const eventId = await seatedGrid(1, 20);
+    const row = Array.from({ length: 20 }, (_, i) => `S-A${i + 1}`);
+    await desk.holdSeats(eventId, 'lapsed', row, 60);
+    now += 61_000;
+    const buyers = Array.from({ length: 10 }, (_, i) => desk.holdSeats(eventId, `taker-${i}`, [...row].reverse().slice(i, i + 4)));
+    const [released, ...outcomes] = await Promise.allSettled([desk.release(eventId, 'lapsed'), ...buyers]);
+    expect(released!.status).toBe('fulfilled');
+    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(SeatsUnavailableError);
+    const state = await holders(eventId);
+    expect(state.redis).toEqual(state.postgres);
+  });
+
+  it('answers hold_failed (a retry is safe) and writes nothing while Redis may not be used', async () => {
+    const eventId = await seatedGrid();
+    const closed = new RedisGate(redis, createLogger('it', 'silent'));
+    closed.stop();
+    const shut = new SeatDesk(db as never, new SeatBook(redis, closed), createLogger('it', 'silent'));
+    expect(await conflict(shut.holdSeats(eventId, 'shut', ['S-A1']))).toMatchObject({ code: 'hold_failed' });
+    expect(await conflict(shut.holdBestAvailable(eventId, 'shut', { quantity: 2, allowSplit: false }))).toMatchObject({ code: 'hold_failed' });
+    expect((await holders(eventId)).postgres).toEqual({});
   });
 
   it('answers a repeated hold id with the same seats and expiry, and takes a hold PostgreSQL recorded but Redis never did', async () => {

@@ -68,10 +68,23 @@ export class SeatDesk {
   ) {}
 
   /** Holds exactly these seats for `ttlSeconds`, or none of them (SeatsUnavailableError). */
-  async holdSeats(eventId: string, holdId: string, seatIds: readonly string[], ttlSeconds = DEFAULT_TTL_SECONDS): Promise<SeatHold> {
-    const seating = await this.plans.eventSeats(this.pool, eventId);
-    this.checkSeats(seating, seatIds);
-    return this.take(eventId, holdId, [...seatIds].sort(), ttlSeconds);
+  holdSeats(eventId: string, holdId: string, seatIds: readonly string[], ttlSeconds = DEFAULT_TTL_SECONDS): Promise<SeatHold> {
+    return this.retrySafe(holdId, async () => {
+      const seating = await this.plans.eventSeats(this.pool, eventId);
+      this.checkSeats(seating, seatIds);
+      return this.take(eventId, holdId, [...seatIds].sort(), ttlSeconds);
+    });
+  }
+
+  /** Anything unexpected (PostgreSQL or Redis away, a deadlock) is `hold_failed`: a retry with the same hold id is safe. */
+  private async retrySafe<T>(holdId: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      this.logger.error({ err: error, holdId }, 'holding seats failed');
+      throw holdFailed();
+    }
   }
 
   /**
@@ -80,7 +93,11 @@ export class SeatDesk {
    * hold: the pick is made again from a fresh read, a few times, before the
    * conflict is answered. A hold id that already holds seats answers them.
    */
-  async holdBestAvailable(eventId: string, holdId: string, ask: BestAvailableAsk, ttlSeconds = DEFAULT_TTL_SECONDS): Promise<SeatHold> {
+  holdBestAvailable(eventId: string, holdId: string, ask: BestAvailableAsk, ttlSeconds = DEFAULT_TTL_SECONDS): Promise<SeatHold> {
+    return this.retrySafe(holdId, () => this.pickAndHold(eventId, holdId, ask, ttlSeconds));
+  }
+
+  private async pickAndHold(eventId: string, holdId: string, ask: BestAvailableAsk, ttlSeconds: number): Promise<SeatHold> {
     const seating = await this.plans.eventSeats(this.pool, eventId);
     if (!seating.plan) throw new ApiError('parameter_invalid', 'The event has no seated pool.', 'event_id');
     const existing = await new SeatHoldRepository(this.pool).seatsOf(eventId, holdId, this.clock());

@@ -81,10 +81,12 @@ export class SeatHoldRepository {
     return rows;
   }
 
-  /** Frees the seats the hold still holds; answers them. */
+  /** Frees the seats the hold still holds; answers them. Rows are locked in seat order, as `take` takes them, so the two never deadlock. */
   async release(eventId: string, holdId: string): Promise<string[]> {
     const { rows } = await this.db.query<{ seat_id: string }>(
-      `DELETE FROM seat_holds WHERE event_id = $1 AND hold_id = $2 AND state = 'held' RETURNING seat_id`,
+      `DELETE FROM seat_holds WHERE event_id = $1 AND seat_id IN (
+         SELECT seat_id FROM seat_holds WHERE event_id = $1 AND hold_id = $2 AND state = 'held' ORDER BY seat_id FOR UPDATE)
+         AND hold_id = $2 AND state = 'held' RETURNING seat_id`,
       [eventId, holdId],
     );
     return rows.map((row) => row.seat_id).sort();
@@ -94,7 +96,9 @@ export class SeatHoldRepository {
   async sell(eventId: string, holdId: string, now: Date): Promise<string[]> {
     const { rows } = await this.db.query<{ seat_id: string }>(
       `UPDATE seat_holds SET state = 'sold', expires_at = NULL, updated_at = now()
-        WHERE event_id = $1 AND hold_id = $2 AND state = 'held' AND expires_at > $3 RETURNING seat_id`,
+        WHERE event_id = $1 AND seat_id IN (
+          SELECT seat_id FROM seat_holds WHERE event_id = $1 AND hold_id = $2 AND state = 'held' AND expires_at > $3 ORDER BY seat_id FOR UPDATE)
+          AND hold_id = $2 AND state = 'held' AND expires_at > $3 RETURNING seat_id`,
       [eventId, holdId, now],
     );
     return rows.map((row) => row.seat_id).sort();
