@@ -8,9 +8,8 @@ const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { Redis } = require('ioredis');
-const { createPool, createServiceClient, gen, localGrpcAddress, randomBase62 } = require('@partner-api/shared');
+const { createPool, createServiceClient, deliveryHeaders, gen, localGrpcAddress, randomBase62, WEBHOOK_USER_AGENT } = require('@partner-api/shared');
 const { KeyAdmin, KeyAdmission, KeyRepository, Organisations } = require('@partner-api/gateway');
-const { deliveryHeaders, WEBHOOK_USER_AGENT } = require('@partner-api/webhooks/dist/domain/delivery-request');
 const { freePort } = require('../support/ports');
 
 const ROOT = path.join(__dirname, '..', '..');
