@@ -1,7 +1,7 @@
 /**
  * Venues' seating plans, through the inventory service: import a plan
  * document from a file as the venue's next version, export a version as
- * stored, or print a demo plan to start from. Venues are platform-wide, so
+ * stored, bind a seated pool to a plan, or print a demo plan to start from. Venues are platform-wide, so
  * these commands act for no one organisation.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -54,6 +54,20 @@ export function registerSeatingPlans(program: Command): void {
         const plan = await ctx.inventory.getSeatingPlan({ venueId: options.venue, version: options.version }, platformCall());
         if (options.output) await writeFile(options.output, pretty(plan.documentJson));
         else process.stdout.write(pretty(plan.documentJson));
+      }),
+    );
+  plans
+    .command('bind')
+    .description("bind a seated pool to a version of its event's venue plan (the latest by default), every section or some; its capacity becomes their seats")
+    .requiredOption('--pool <id>', 'pool id', positiveId)
+    .option('--version <n>', 'plan version', positiveInt)
+    .option('--sections <ids>', 'section ids, comma-separated (default: every section)', (value: string) => value.split(',').map((id) => id.trim()).filter(Boolean))
+    .action(
+      action(async (ctx, options: { pool: bigint; version?: number; sections?: string[] }) => {
+        const bound = await ctx.inventory.bindSeatingPlan({ poolId: options.pool, version: options.version, sections: options.sections ?? [] }, platformCall());
+        console.log(
+          JSON.stringify({ object: 'pool_seating', pool_id: Number(bound.poolId), venue_id: Number(bound.venueId), version: bound.version, sections: bound.sections, seat_count: bound.seatCount }),
+        );
       }),
     );
   plans
