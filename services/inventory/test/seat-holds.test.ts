@@ -226,6 +226,15 @@ describe('holding the best available seats', () => {
     expect((await desk.holdBestAvailable(eventId, 'next', { quantity: 2, allowSplit: false })).seats).not.toContain('S-A3');
   });
 
+  it("picks only seats of the pool named, within the sections asked for", async () => {
+    const { eventId, poolIds } = await seatedEvent(db, gridPlan(['stalls', 'balcony'], 1, 4), 2);
+    await binder.bind({ poolId: BigInt(poolIds[0]!), sections: ['stalls'] });
+    await binder.bind({ poolId: BigInt(poolIds[1]!), sections: ['balcony'] });
+    expect((await desk.holdBestAvailable(eventId, 'up', { quantity: 2, allowSplit: false, poolId: poolIds[1]! })).seats).toEqual(['balcony-A1', 'balcony-A2']);
+    expect(await conflict(desk.holdBestAvailable(eventId, 'none', { quantity: 1, allowSplit: false, poolId: poolIds[1]!, sections: ['stalls'] }))).toMatchObject({ code: 'exceeds_availability' });
+    expect(await conflict(desk.holdBestAvailable(eventId, 'none', { quantity: 1, allowSplit: false, poolId: '999999999' }))).toMatchObject({ code: 'parameter_invalid', param: 'pool_id' });
+  });
+
   it('under 30 concurrent buyers of 2 on 40 seats: 20 are seated, no seat twice, the rest told it is sold out', async () => {
     const eventId = await seatedGrid(4, 10);
     const outcomes = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => desk.holdBestAvailable(eventId, `crowd-${i}`, { quantity: 2, allowSplit: false })));

@@ -104,7 +104,9 @@ export class SeatDesk {
     if (existing.length > 0) return this.take(eventId, holdId, existing.map((row) => row.seat_id), ttlSeconds);
     const binding = ask.poolId === undefined ? undefined : seating.bindings.find((candidate) => candidate.pool_id === ask.poolId);
     if (ask.poolId !== undefined && !binding) throw new ApiError('parameter_invalid', 'The pool sells no seats of this event.', 'pool_id');
-    const sections = ask.sections ?? binding?.sections ?? undefined;
+    // A pool's sections, narrowed further by the sections asked for.
+    const poolSections = binding?.sections ?? undefined;
+    const sections = ask.sections && poolSections ? ask.sections.filter((id) => poolSections.includes(id)) : (ask.sections ?? poolSections);
     for (let attempt = 1; ; attempt += 1) {
       const unavailable = await this.unavailableSeats(eventId, seating);
       const pick = bestAvailable(seating.plan.index, { ...ask, sections, unavailable });
@@ -128,7 +130,11 @@ export class SeatDesk {
     return freed;
   }
 
-  /** Sells a hold's seats that are still held; safe to repeat (answers the seats sold). */
+  /**
+   * Sells a hold's seats; safe to repeat (answers the seats sold). The seats
+   * of a hold share one expiry (take), so they are sold all together or,
+   * once it has passed, not at all.
+   */
   async sell(eventId: string, holdId: string): Promise<string[]> {
     this.book.assertUsable(eventId);
     const seats = new SeatHoldRepository(this.pool);
