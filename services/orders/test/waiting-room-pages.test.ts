@@ -76,11 +76,14 @@ describe('a sale page address that does not decode', () => {
 
 describe('the sale pages while the waiting room\'s Redis is unusable', () => {
   let base: string;
-  /** Each answer comes at once: none waits out Redis' reconnection attempts (ioredis' take about 25 s). */
+  /**
+   * Each answer comes within seconds: none waits out Redis' reconnection attempts (ioredis' take about 25 s). Not a
+   * latency check (the command timeout is 500 ms; a loaded machine adds its own delays), so the bound is loose.
+   */
   const timed = async (path: string, init: Parameters<typeof send>[2] = {}) => {
     const started = Date.now();
     const response = await send(base, path, init);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
     return response;
   };
 

@@ -72,8 +72,9 @@ describe('a required Redis client (ServiceRuntime.redis)', () => {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       const away = await timed(() => redis.get('redis-required-test'));
       expect(away.outcome).toMatch(/^failed: /);
-      // Not a benchmark: without the fail-fast a command waits for at least one 1.6 s reconnection delay.
-      expect(away.ms).toBeLessThan(500);
+      // Not a benchmark: without the fail-fast a command waits out further reconnection delays (1.6 s, 3.2 s, …;
+      // about 9 s here). The bound leaves room for a loaded machine's event-loop delays.
+      expect(away.ms).toBeLessThan(2_000);
 
       await proxy.restore();
       await waitFor(async () => (await redis.get('redis-required-test').catch(() => undefined)) === 'alive', 15_000);
@@ -90,7 +91,7 @@ describe('a required Redis client (ServiceRuntime.redis)', () => {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       const never = await timed(() => redis.get('anything'));
       expect(never.outcome).toMatch(/^failed: /);
-      expect(never.ms).toBeLessThan(500);
+      expect(never.ms).toBeLessThan(2_000);
     } finally {
       await runtime.stop();
     }
