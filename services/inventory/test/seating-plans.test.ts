@@ -5,9 +5,8 @@
  * bad document is refused naming the field's path with nothing written.
  */
 import { Pool } from 'pg';
-import { createLogger, createServiceClient, gen, operatorContext, randomBase62, readSeatingPlanJson, type SeatingPlanInput, type ServiceRuntime } from '@partner-api/shared';
+import { createLogger, createServiceClient, demoArenaPlan, demoTheatrePlan, gen, operatorContext, randomBase62, readSeatingPlanJson, type SeatingPlanInput, type ServiceRuntime } from '@partner-api/shared';
 import { loadInventoryConfig, startInventory } from '@partner-api/inventory';
-import { demoArenaPlan, demoTheatrePlan } from '../src/domain/demo-seating-plans';
 
 jest.setTimeout(30_000);
 

@@ -30,6 +30,7 @@ export * from './ticket-codes';
 export * from './person-name';
 export * from './webhook-signing';
 export * from './seating-plan';
+export * from './demo-seating-plans';
 export { pageSecurityHeaders } from './web/page-security';
 export { AddressLimitCounts } from './web/address-limit-counts';
 export { trustedProxiesEnv } from './web/trusted-proxies';

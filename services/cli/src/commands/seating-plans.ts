@@ -7,8 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { operatorContext, randomBase62 } from '@partner-api/shared';
-import { demoSeatingPlans } from '@partner-api/inventory';
+import { demoSeatingPlans, operatorContext, randomBase62 } from '@partner-api/shared';
 import { action, positiveId, positiveInt } from '../context';
 
 const platformCall = () => operatorContext(undefined, `cli_${randomBase62(16)}`);

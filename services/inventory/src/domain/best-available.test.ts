@@ -1,6 +1,5 @@
-import { readSeatingPlan, type SeatingPlan, type SeatingPlanInput } from '@partner-api/shared';
+import { demoArenaPlan, demoTheatrePlan, readSeatingPlan, type SeatingPlan, type SeatingPlanInput } from '@partner-api/shared';
 import { bestAvailable, indexSeatingPlan, type BestAvailableRequest, type SeatingIndex } from './best-available';
-import { demoArenaPlan, demoTheatrePlan } from './demo-seating-plans';
 
 /**
  * A plan drawn as text: one string per row, `o` a seat, `a` an accessible

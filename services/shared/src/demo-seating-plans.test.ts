@@ -1,4 +1,4 @@
-import { readSeatingPlan, readSeatingPlanJson, seatCount, SEATING_PLAN_LIMITS, type SeatingPlan, type SeatingPlanInput } from '@partner-api/shared';
+import { readSeatingPlan, readSeatingPlanJson, seatCount, SEATING_PLAN_LIMITS, type SeatingPlan, type SeatingPlanInput } from './seating-plan';
 import { demoArenaPlan, demoTheatrePlan } from './demo-seating-plans';
 
 function valid(document: SeatingPlanInput): SeatingPlan {

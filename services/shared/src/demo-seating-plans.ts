@@ -5,7 +5,7 @@
  * floor, open behind the stage). Ranks come from each seat's distance to
  * the best point in the house, so best-available starts centre front.
  */
-import type { SeatingPlanInput } from '@partner-api/shared';
+import type { SeatingPlanInput } from './seating-plan';
 
 type SeatInput = SeatingPlanInput['sections'][number]['rows'][number]['seats'][number];
 type SectionInput = SeatingPlanInput['sections'][number];
