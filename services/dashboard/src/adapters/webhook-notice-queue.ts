@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { allOrganisationsContext } from '@partner-api/shared';
 import type { DisableNotice, DisableNoticeQueue } from '../domain/disable-notices';
-import type { WebhooksClient } from '../web/deps';
+import type { WebhooksClient } from '@partner-api/shared';
 
 const platform = () => allOrganisationsContext(`dash_notice_${randomUUID()}`);
 

@@ -1,16 +1,11 @@
 /** What the dashboard's routes work with: its own domain and the clients of the services it drives. */
-import type { GatewayKeys, gen, ServiceClient } from '@partner-api/shared';
+import type { GatewayKeys, InventoryClient, OrdersClient, TicketsClient, WebhooksClient } from '@partner-api/shared';
 import type { Audit } from '../domain/audit';
 import type { Members } from '../domain/members';
 import type { Sessions } from '../domain/sessions';
 import type { SignIn } from '../domain/sign-in';
 import type { AuditRepository } from '../storage/audit-repository';
 import type { DashboardCookies } from './cookies';
-
-export type OrdersClient = ServiceClient<(typeof gen.orders.OrdersService)['method']>;
-export type TicketsClient = ServiceClient<(typeof gen.tickets.TicketsService)['method']>;
-export type WebhooksClient = ServiceClient<(typeof gen.webhooks.WebhooksService)['method']>;
-export type InventoryClient = ServiceClient<(typeof gen.inventory.InventoryService)['method']>;
 
 export interface DashboardDeps {
   cookies: DashboardCookies;

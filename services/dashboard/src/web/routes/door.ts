@@ -8,8 +8,8 @@
 import type { MessageShape } from '@bufbuild/protobuf';
 import { Router, type Request, type Response } from 'express';
 import { ApiError, MAX_TICKET_CODE_LENGTH, type gen, type Logger, type RequestContext } from '@partner-api/shared';
-import { DashboardError } from '../../domain/dashboard-error';
 import type { DashboardDeps } from '../deps';
+import { organisationEvent } from '../organisation-event';
 import { requireMember, serviceContext, type SignedInLocals } from '../signed-in';
 import { render, type PageOptions } from '../views';
 import { barcodeTail, customerName } from './orders';
@@ -17,7 +17,6 @@ import { barcodeTail, customerName } from './orders';
 type Event = MessageShape<typeof gen.inventory.EventSchema>;
 type Ticket = MessageShape<typeof gen.tickets.TicketSchema>;
 
-const ID = /^[1-9][0-9]{0,17}$/;
 
 /** What the door shows for a scan (D335): `tone` picks the colour, `alert` whether it interrupts a screen reader. */
 export interface DoorResult {
@@ -65,13 +64,7 @@ export function doorResult(outcome: { result: string; ticket?: Ticket } | ApiErr
 export function doorRoutes(deps: DashboardDeps, logger: Logger): Router {
   const router = Router();
 
-  async function eventOf(ctx: RequestContext, id: string): Promise<Event> {
-    if (!ID.test(id)) throw new DashboardError(404, 'There is no such event in your organisation.');
-    return deps.inventory.getEvent({ idOrSlug: id }, ctx).catch((error: unknown) => {
-      if (error instanceof ApiError && error.code === 'resource_missing') throw new DashboardError(404, 'There is no such event in your organisation.');
-      throw error;
-    });
-  }
+  const eventOf = (ctx: RequestContext, id: string): Promise<Event> => organisationEvent(deps.inventory, ctx, id);
 
   async function page(req: Request, res: Response, signedIn: SignedInLocals, event: Event | undefined, options: Omit<PageOptions, 'title'> = {}): Promise<void> {
     // Events whose doors can open: published and not yet ended.

@@ -9,11 +9,12 @@
  */
 import type { MessageShape } from '@bufbuild/protobuf';
 import { Router, type Request, type Response } from 'express';
-import { ApiError, type gen, type RequestContext } from '@partner-api/shared';
+import type { gen, RequestContext } from '@partner-api/shared';
 import { DashboardError } from '../../domain/dashboard-error';
 import { can } from '../../domain/roles';
 import { localFieldValue, waitingRoomChange, type WaitingRoomChange, type WaitingRoomFields } from '../../domain/waiting-room-form';
 import type { DashboardDeps } from '../deps';
+import { organisationEvent } from '../organisation-event';
 import { asRefusal } from '../refusals';
 import { requireMember, serviceContext, type SignedInLocals } from '../signed-in';
 import { render, type PageOptions } from '../views';
@@ -21,7 +22,6 @@ import { render, type PageOptions } from '../views';
 type Event = MessageShape<typeof gen.inventory.EventSchema>;
 type Room = MessageShape<typeof gen.orders.WaitingRoomSchema>;
 
-const ID = /^[1-9][0-9]{0,17}$/;
 const EVENTS_PER_PAGE = 25;
 /** The form's field names for orders' parameters. */
 const FIELDS: Record<string, string> = { opens_at: 'opens_at', rate: 'rate', event_id_or_slug: 'event' };
@@ -40,13 +40,7 @@ function formOf(room: Room | undefined, event: Event): WaitingRoomFields {
 export function waitingRoomRoutes(deps: DashboardDeps): Router {
   const router = Router();
 
-  async function eventOf(ctx: RequestContext, id: string): Promise<Event> {
-    if (!ID.test(id)) throw new DashboardError(404, 'There is no such event in your organisation.');
-    return deps.inventory.getEvent({ idOrSlug: id }, ctx).catch((error: unknown) => {
-      if (error instanceof ApiError && error.code === 'resource_missing') throw new DashboardError(404, 'There is no such event in your organisation.');
-      throw error;
-    });
-  }
+  const eventOf = (ctx: RequestContext, id: string): Promise<Event> => organisationEvent(deps.inventory, ctx, id);
 
   /** The room of an event, or undefined when orders cannot say: the page still shows. */
   const roomOf = (ctx: RequestContext, event: Event): Promise<Room | undefined> => deps.orders.getWaitingRoom({ eventIdOrSlug: String(event.id) }, ctx).catch(() => undefined);
